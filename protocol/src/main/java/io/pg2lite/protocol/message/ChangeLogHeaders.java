@@ -1,0 +1,25 @@
+package io.pg2lite.protocol.message;
+
+/**
+ * Names of the Kafka record headers every change-log record carries. They repeat what the value
+ * says (kind, watermark, pos, protocol version) plus the lineage, so tools can route or filter
+ * without parsing JSON. The value stays authoritative; a consumer that finds them disagreeing
+ * must stop.
+ */
+public final class ChangeLogHeaders {
+  /** {@code begin}, {@code data}, {@code commit} or {@code rollback}. */
+  public static final String KIND = "pg2lite.kind";
+  /** The record's watermark, as in the value. */
+  public static final String WATERMARK = "pg2lite.watermark";
+  /** The record's position in its transaction, decimal. */
+  public static final String POS = "pg2lite.pos";
+  /** The protocol version of the value, decimal. */
+  public static final String PROTOCOL_VERSION = "pg2lite.protocol";
+  /**
+   * The replica version: the watermark of the consistent point of the slot the source created.
+   * A replica built from another lineage must refuse these records.
+   */
+  public static final String REPLICA_VERSION = "pg2lite.replica.version";
+
+  private ChangeLogHeaders() {}
+}
