@@ -169,20 +169,16 @@ final class JsonCursor {
 
   /** A row image: an object of column name to value. */
   Row row() throws IOException {
-    startObject();
-    Row.Builder row = Row.builder();
-    String column;
-    while ((column = nextField()) != null) {
-      row.put(column, value());
-    }
-    return row.build();
+    p.nextToken();
+    return currentRow();
   }
 
   /** A row image, or null for JSON null. */
   Row nullableRow() throws IOException {
-    if (nextIsNull()) {
-      return null;
-    }
+    return nextIsNull() ? null : currentRow();
+  }
+
+  private Row currentRow() throws IOException {
     if (p.currentToken() != JsonToken.START_OBJECT) {
       throw mistyped("an object");
     }
