@@ -1,0 +1,70 @@
+package io.pg2lite.source;
+
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.config.SourceValidator;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.Config;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.connect.connector.Task;
+import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
+import org.apache.kafka.connect.source.ExactlyOnceSupport;
+import org.apache.kafka.connect.source.SourceConnector;
+
+/**
+ * pg2lite's source connector: Postgres logical replication to one ordered change-log topic.
+ *
+ * <p>Exactly one task: one replication slot is one ordered stream, and the change log's total
+ * order exists only if one writer produces it.
+ */
+public class Pg2liteSourceConnector extends SourceConnector {
+  private Map<String, String> props;
+
+  @Override
+  public String version() {
+    return Version.get();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    new SourceConfig(props); // fail fast on a bad config
+    this.props = Map.copyOf(props);
+  }
+
+  @Override
+  public Class<? extends Task> taskClass() {
+    return Pg2liteSourceTask.class;
+  }
+
+  /** One task whatever {@code tasks.max} says: one slot, one ordered stream. */
+  @Override
+  public List<Map<String, String>> taskConfigs(int maxTasks) {
+    return List.of(props);
+  }
+
+  @Override
+  public void stop() {}
+
+  @Override
+  public ConfigDef config() {
+    return SourceConfig.configDef();
+  }
+
+  /** Field-level checks plus what only a live database and broker can tell. */
+  @Override
+  public Config validate(Map<String, String> connectorConfigs) {
+    Config config = super.validate(connectorConfigs);
+    new SourceValidator(config, connectorConfigs).validate();
+    return config;
+  }
+
+  @Override
+  public ExactlyOnceSupport exactlyOnceSupport(Map<String, String> connectorConfig) {
+    return ExactlyOnceSupport.SUPPORTED;
+  }
+
+  @Override
+  public ConnectorTransactionBoundaries canDefineTransactionBoundaries(Map<String, String> connectorConfig) {
+    return ConnectorTransactionBoundaries.SUPPORTED;
+  }
+}

@@ -1,0 +1,196 @@
+package io.pg2lite.source.config;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.common.config.AbstractConfig;
+import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigDef.Importance;
+import org.apache.kafka.common.config.ConfigDef.Type;
+import org.apache.kafka.common.config.ConfigDef.Width;
+import org.apache.kafka.common.config.types.Password;
+
+/**
+ * The source connector's configuration, parsed once into typed final fields: nothing else in the
+ * source reads raw config strings.
+ */
+public final class SourceConfig {
+  private static final String GROUP_CONNECTION = "Postgres connection";
+  private static final String GROUP_REPLICATION = "Replication";
+  private static final String GROUP_TOPIC = "Change log";
+
+  public static final String HOST_CONFIG = "database.hostname";
+  private static final String HOST_DOC = "Postgres host name.";
+  public static final String PORT_CONFIG = "database.port";
+  private static final String PORT_DOC = "Postgres port.";
+  public static final int PORT_DEFAULT = 5432;
+  public static final String DATABASE_CONFIG = "database.dbname";
+  private static final String DATABASE_DOC = "The database to replicate.";
+  public static final String USER_CONFIG = "database.user";
+  private static final String USER_DOC = "Postgres user. Needs the REPLICATION attribute (or superuser), CONNECT on the "
+      + "database, SELECT on the published tables, and, to install the DDL event triggers, superuser once.";
+  public static final String PASSWORD_CONFIG = "database.password";
+  private static final String PASSWORD_DOC = "Postgres password. Use a config provider (${env:PG_PASSWORD}) rather "
+      + "than a literal.";
+  public static final String SSLMODE_CONFIG = "database.sslmode";
+  private static final String SSLMODE_DOC = "libpq-style sslmode: disable, allow, prefer, require, verify-ca, verify-full.";
+  public static final String SSLMODE_DEFAULT = "prefer";
+
+  public static final String SLOT_CONFIG = "slot.name";
+  private static final String SLOT_DOC = "Logical replication slot (pgoutput). Created on first start if missing; "
+      + "its consistent point becomes the replica version of the log.";
+  public static final String SLOT_DEFAULT = "pg2lite";
+  public static final String PUBLICATION_CONFIG = "publication.name";
+  private static final String PUBLICATION_DOC = "Publication whose tables are replicated.";
+  public static final String PUBLICATION_DEFAULT = "pg2lite";
+  public static final String PUBLICATION_TABLES_CONFIG = "publication.tables";
+  private static final String PUBLICATION_TABLES_DOC = "If the publication does not exist, create it FOR these "
+      + "tables (schema.table, comma separated). Empty: the publication must exist.";
+  public static final String REPLICA_IDENTITY_CONFIG = "replica.identity.policy";
+  private static final String REPLICA_IDENTITY_DOC = "What a published table without a primary key needs: "
+      + "'unique-index' (default) accepts a unique index over NOT NULL columns and sets REPLICA IDENTITY USING it; "
+      + "'primary-key' requires a primary key.";
+  public static final String REPLICA_IDENTITY_DEFAULT = "unique-index";
+  public static final String HEARTBEAT_INTERVAL_CONFIG = "heartbeat.interval.ms";
+  private static final String HEARTBEAT_INTERVAL_DOC = "How often an idle source writes a heartbeat, so the slot "
+      + "advances and Postgres can recycle WAL even when no published table changes. 0 disables it.";
+  public static final long HEARTBEAT_INTERVAL_DEFAULT = 10_000L;
+
+  public static final String TOPIC_CONFIG = "topic";
+  private static final String TOPIC_DOC = "The change-log topic. Must have exactly one partition.";
+  public static final String TOPIC_CREATE_CONFIG = "topic.create";
+  private static final String TOPIC_CREATE_DOC = "Create the change-log and heartbeat topics on start if missing "
+      + "(one partition, cleanup.policy=delete, unlimited retention).";
+  public static final String TOPIC_REPLICATION_FACTOR_CONFIG = "topic.replication.factor";
+  private static final String TOPIC_REPLICATION_FACTOR_DOC = "Replication factor of topics the source creates; "
+      + "-1 takes the broker default.";
+  public static final String HEARTBEAT_TOPIC_CONFIG = "heartbeat.topic";
+  private static final String HEARTBEAT_TOPIC_DOC = "Topic for heartbeat records, which carry the source position "
+      + "when no change does. Default: '<topic>.heartbeat'.";
+  public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
+  private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the Kafka cluster holding the change log, "
+      + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
+      + "Other client settings (security) go in kafka.* keys, e.g. kafka.security.protocol.";
+  public static final String KAFKA_PREFIX = "kafka.";
+  public static final String DEBEZIUM_PREFIX = "debezium.";
+
+  /** The definition, also used to generate docs/config-source.md. */
+  public static ConfigDef configDef() {
+    return new ConfigDef()
+        .define(HOST_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            HOST_DOC, GROUP_CONNECTION, 1, Width.MEDIUM, "Host")
+        .define(PORT_CONFIG, Type.INT, PORT_DEFAULT, ConfigDef.Range.between(1, 65535), Importance.HIGH, PORT_DOC,
+            GROUP_CONNECTION, 2, Width.SHORT, "Port")
+        .define(DATABASE_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+            Importance.HIGH, DATABASE_DOC, GROUP_CONNECTION, 3, Width.MEDIUM, "Database")
+        .define(USER_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            USER_DOC, GROUP_CONNECTION, 4, Width.MEDIUM, "User")
+        .define(PASSWORD_CONFIG, Type.PASSWORD, "", Importance.HIGH, PASSWORD_DOC, GROUP_CONNECTION, 5, Width.MEDIUM,
+            "Password")
+        .define(SSLMODE_CONFIG, Type.STRING, SSLMODE_DEFAULT,
+            ConfigDef.ValidString.in("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
+            Importance.MEDIUM, SSLMODE_DOC, GROUP_CONNECTION, 6, Width.SHORT, "SSL mode")
+        .define(SLOT_CONFIG, Type.STRING, SLOT_DEFAULT, new SlotNameValidator(), Importance.HIGH, SLOT_DOC,
+            GROUP_REPLICATION, 1, Width.MEDIUM, "Slot")
+        .define(PUBLICATION_CONFIG, Type.STRING, PUBLICATION_DEFAULT, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            PUBLICATION_DOC, GROUP_REPLICATION, 2, Width.MEDIUM, "Publication")
+        .define(PUBLICATION_TABLES_CONFIG, Type.LIST, "", Importance.MEDIUM, PUBLICATION_TABLES_DOC,
+            GROUP_REPLICATION, 3, Width.LONG, "Tables of a new publication")
+        .define(REPLICA_IDENTITY_CONFIG, Type.STRING, REPLICA_IDENTITY_DEFAULT,
+            ConfigDef.ValidString.in("unique-index", "primary-key"), Importance.MEDIUM, REPLICA_IDENTITY_DOC,
+            GROUP_REPLICATION, 4, Width.SHORT, "Replica identity policy")
+        .define(HEARTBEAT_INTERVAL_CONFIG, Type.LONG, HEARTBEAT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
+            Importance.LOW, HEARTBEAT_INTERVAL_DOC, GROUP_REPLICATION, 5, Width.SHORT, "Heartbeat interval")
+        .define(TOPIC_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+            TOPIC_DOC, GROUP_TOPIC, 1, Width.MEDIUM, "Change-log topic")
+        .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
+            Importance.HIGH, KAFKA_BOOTSTRAP_DOC, GROUP_TOPIC, 5, Width.LONG, "Kafka bootstrap servers")
+        .define(TOPIC_CREATE_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, TOPIC_CREATE_DOC, GROUP_TOPIC, 2,
+            Width.SHORT, "Create topics")
+        .define(TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, (short) -1, Importance.LOW, TOPIC_REPLICATION_FACTOR_DOC,
+            GROUP_TOPIC, 3, Width.SHORT, "Topic replication factor")
+        .define(HEARTBEAT_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, HEARTBEAT_TOPIC_DOC, GROUP_TOPIC, 4,
+            Width.MEDIUM, "Heartbeat topic");
+  }
+
+  public final String host;
+  public final int port;
+  public final String database;
+  public final String user;
+  public final Password password;
+  public final String sslMode;
+  public final String slot;
+  public final String publication;
+  public final List<String> publicationTables;
+  public final boolean requirePrimaryKey;
+  public final long heartbeatIntervalMs;
+  public final String topic;
+  public final boolean createTopics;
+  public final short topicReplicationFactor;
+  public final String heartbeatTopic;
+  public final String kafkaBootstrapServers;
+  /** Settings for the source's own Kafka clients: {@code kafka.*} without the prefix. */
+  public final Map<String, Object> kafkaClientProps;
+  /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
+  public final Map<String, String> debeziumOverrides;
+  /** The connector's name, for Debezium's logical name and MBeans. */
+  public final String connectorName;
+
+  public SourceConfig(Map<String, String> props) {
+    AbstractConfig c = new AbstractConfig(configDef(), props, false);
+    host = c.getString(HOST_CONFIG);
+    port = c.getInt(PORT_CONFIG);
+    database = c.getString(DATABASE_CONFIG);
+    user = c.getString(USER_CONFIG);
+    password = c.getPassword(PASSWORD_CONFIG);
+    sslMode = c.getString(SSLMODE_CONFIG);
+    slot = c.getString(SLOT_CONFIG);
+    publication = c.getString(PUBLICATION_CONFIG);
+    publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
+    requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
+    heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_CONFIG);
+    topic = c.getString(TOPIC_CONFIG);
+    createTopics = c.getBoolean(TOPIC_CREATE_CONFIG);
+    topicReplicationFactor = c.getShort(TOPIC_REPLICATION_FACTOR_CONFIG);
+    String hb = c.getString(HEARTBEAT_TOPIC_CONFIG);
+    heartbeatTopic = hb.isEmpty() ? topic + ".heartbeat" : hb;
+    kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
+    Map<String, Object> kafka = new HashMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith(KAFKA_PREFIX) && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
+        kafka.put(k.substring(KAFKA_PREFIX.length()), v);
+      }
+    });
+    kafkaClientProps = Map.copyOf(kafka);
+    Map<String, String> overrides = new HashMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith(DEBEZIUM_PREFIX)) {
+        overrides.put(k.substring(DEBEZIUM_PREFIX.length()), v);
+      }
+    });
+    debeziumOverrides = Map.copyOf(overrides);
+    connectorName = props.getOrDefault("name", "pg2lite-source");
+  }
+
+  public String jdbcUrl() {
+    return "jdbc:postgresql://" + host + ":" + port + "/" + database + "?sslmode=" + sslMode
+        + "&ApplicationName=pg2lite";
+  }
+
+  /** Replication slot names: lower-case letters, digits and underscores, at most 63 characters. */
+  static final class SlotNameValidator implements ConfigDef.Validator {
+    @Override
+    public void ensureValid(String name, Object value) {
+      String s = (String) value;
+      if (s == null || !s.matches("[a-z0-9_]{1,63}")) {
+        throw new org.apache.kafka.common.config.ConfigException(name, value,
+            "a slot name is 1 to 63 lower-case letters, digits or underscores");
+      }
+    }
+
+    @Override
+    public String toString() {
+      return "[a-z0-9_]{1,63}";
+    }
+  }
+}

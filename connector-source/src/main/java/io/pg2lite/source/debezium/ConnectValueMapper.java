@@ -1,0 +1,170 @@
+package io.pg2lite.source.debezium;
+
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import java.nio.ByteBuffer;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalTime;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.Struct;
+
+/**
+ * Converts the Connect values Debezium produces (with pg2lite's fixed Debezium settings) into
+ * protocol values. The mapping is documented in docs/type-mapping.md; every value either maps
+ * exactly or fails naming the column and its type: a silently wrong value corrupts replicas.
+ */
+final class ConnectValueMapper {
+  private static final HexFormat HEX = HexFormat.of();
+  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss[.SSSSSS]");
+
+  /**
+   * The row image of a Debezium {@code before}/{@code after} struct. Unchanged TOASTed columns
+   * (Debezium's placeholder) are left out of the row.
+   */
+  Row row(Struct struct) {
+    Row.Builder row = Row.builder();
+    for (Field f : struct.schema().fields()) {
+      Object raw = struct.get(f);
+      if (isUnchangedToast(raw)) {
+        continue;
+      }
+      row.put(f.name(), value(f.name(), f.schema(), raw));
+    }
+    return row.build();
+  }
+
+  static boolean isUnchangedToast(Object raw) {
+    if (raw instanceof String s) {
+      return s.equals(DebeziumProperties.UNCHANGED_TOAST);
+    }
+    if (raw instanceof List<?> l) {
+      return l.size() == 1 && DebeziumProperties.UNCHANGED_TOAST.equals(l.get(0));
+    }
+    if (raw instanceof ByteBuffer b) {
+      return b.remaining() == PLACEHOLDER_BYTES.length && ByteBuffer.wrap(PLACEHOLDER_BYTES).equals(b);
+    }
+    if (raw instanceof byte[] b) {
+      return java.util.Arrays.equals(b, PLACEHOLDER_BYTES);
+    }
+    return false;
+  }
+
+  private static final byte[] PLACEHOLDER_BYTES =
+      DebeziumProperties.UNCHANGED_TOAST.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+
+  Value value(String column, Schema schema, Object raw) {
+    if (raw == null) {
+      return Value.NULL;
+    }
+    String name = schema.name();
+    if (name != null) {
+      Value semantic = semantic(column, name, raw);
+      if (semantic != null) {
+        return semantic;
+      }
+    }
+    switch (schema.type()) {
+      case INT8:
+      case INT16:
+      case INT32:
+      case INT64:
+        return new Value.Int(((Number) raw).longValue());
+      case FLOAT32:
+      case FLOAT64:
+        return floating(((Number) raw).doubleValue());
+      case BOOLEAN:
+        return new Value.Bool((Boolean) raw);
+      case STRING:
+        return new Value.Text(isNumeric(schema) ? numericSpecial((String) raw) : (String) raw);
+      case BYTES:
+        return new Value.Text("\\x" + HEX.formatHex(bytes(raw)));
+      case ARRAY:
+        List<Value> elements = new ArrayList<>();
+        for (Object e : (List<?>) raw) {
+          elements.add(value(column, schema.valueSchema(), e));
+        }
+        return new Value.Array(elements);
+      default:
+        throw new IllegalArgumentException("column \"" + column + "\": values of Connect type " + schema.type()
+            + (name == null ? "" : " (" + name + ")") + " are not supported by pg2lite; see docs/type-mapping.md");
+    }
+  }
+
+  /** Debezium's logical types for dates and times, by schema name; null when not one of them. */
+  private static Value semantic(String column, String name, Object raw) {
+    switch (name) {
+      case "io.debezium.time.Date":
+        return new Value.Text(LocalDate.ofEpochDay(((Number) raw).longValue()).toString());
+      case "io.debezium.time.MicroTime":
+        return new Value.Text(LocalTime.ofNanoOfDay(((Number) raw).longValue() * 1000).format(TIME));
+      case "io.debezium.time.Time":
+        return new Value.Text(LocalTime.ofNanoOfDay(((Number) raw).longValue() * 1_000_000).format(TIME));
+      case "io.debezium.time.MicroTimestamp":
+        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1_000_000L),
+            Math.floorMod(((Number) raw).longValue(), 1_000_000L) * 1000));
+      case "io.debezium.time.Timestamp":
+        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1000L),
+            Math.floorMod(((Number) raw).longValue(), 1000L) * 1_000_000));
+      case "io.debezium.time.NanoTimestamp":
+        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1_000_000_000L),
+            Math.floorMod(((Number) raw).longValue(), 1_000_000_000L)));
+      default:
+        return null;
+    }
+  }
+
+  private static String localTimestamp(long epochSecond, long nanos) {
+    return Instant.ofEpochSecond(epochSecond, nanos).atOffset(ZoneOffset.UTC).toLocalDateTime().toString();
+  }
+
+  /** The Postgres type Debezium recorded for a field (column.propagate.source.type), upper case. */
+  static String sourceType(Schema schema) {
+    return schema.parameters() == null ? null : schema.parameters().get("__debezium.source.column.type");
+  }
+
+  private static boolean isNumeric(Schema schema) {
+    String type = sourceType(schema);
+    return "NUMERIC".equals(type) || "DECIMAL".equals(type);
+  }
+
+  /** Debezium spells numeric's special values its own way; the log uses Postgres' spelling. */
+  private static String numericSpecial(String s) {
+    switch (s) {
+      case "NAN":
+        return "NaN";
+      case "POSITIVE_INFINITY":
+        return "Infinity";
+      case "NEGATIVE_INFINITY":
+        return "-Infinity";
+      default:
+        return s;
+    }
+  }
+
+  private static Value floating(double d) {
+    if (Double.isNaN(d)) {
+      return new Value.Text("NaN");
+    }
+    if (Double.isInfinite(d)) {
+      return new Value.Text(d > 0 ? "Infinity" : "-Infinity");
+    }
+    return new Value.Float(d);
+  }
+
+  private static byte[] bytes(Object raw) {
+    if (raw instanceof byte[] b) {
+      return b;
+    }
+    ByteBuffer buf = ((ByteBuffer) raw).duplicate();
+    byte[] out = new byte[buf.remaining()];
+    buf.get(out);
+    return out;
+  }
+}

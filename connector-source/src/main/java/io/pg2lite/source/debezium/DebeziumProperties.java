@@ -1,0 +1,74 @@
+package io.pg2lite.source.debezium;
+
+import io.pg2lite.source.config.SourceConfig;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The Debezium Postgres settings pg2lite depends on. Some are not negotiable (pgoutput, no
+ * snapshot, transaction metadata, truncates, string decimals): the rest of the source is built
+ * on what they produce, and {@code debezium.*} overrides of them are refused.
+ */
+final class DebeziumProperties {
+  /** Debezium writes this for an unchanged TOASTed column; pg2lite drops the column instead. */
+  static final String UNCHANGED_TOAST = "__pg2lite_unchanged_toast__";
+  /** Prefix of the transactional heartbeat message that moves an idle slot forward. */
+  static final String HEARTBEAT_MESSAGE_PREFIX = "pg2lite.heartbeat";
+
+  private static final Map<String, String> FIXED = Map.ofEntries(
+      Map.entry("connector.class", "io.debezium.connector.postgresql.PostgresConnector"),
+      Map.entry("plugin.name", "pgoutput"),
+      Map.entry("publication.autocreate.mode", "disabled"),
+      Map.entry("snapshot.mode", "no_data"),
+      Map.entry("provide.transaction.metadata", "true"),
+      Map.entry("skipped.operations", "none"),
+      Map.entry("tombstones.on.delete", "false"),
+      Map.entry("decimal.handling.mode", "string"),
+      Map.entry("time.precision.mode", "adaptive_time_microseconds"),
+      Map.entry("interval.handling.mode", "string"),
+      Map.entry("binary.handling.mode", "bytes"),
+      Map.entry("hstore.handling.mode", "json"),
+      Map.entry("include.unknown.datatypes", "true"),
+      Map.entry("unavailable.value.placeholder", UNCHANGED_TOAST),
+      Map.entry("slot.drop.on.stop", "false"),
+      // Every field schema carries its Postgres type (__debezium.source.column.type), so values
+      // are interpreted by column type, never guessed from their content.
+      Map.entry("column.propagate.source.type", ".*"));
+
+  private DebeziumProperties() {}
+
+  static Map<String, String> of(SourceConfig config, String logicalName) {
+    Map<String, String> p = new HashMap<>();
+    // Defaults an operator may tune through debezium.* overrides.
+    p.put("poll.interval.ms", "20");
+    p.put("max.batch.size", "4096");
+    p.put("max.queue.size", "16384");
+    p.put("status.update.interval.ms", "1000");
+    p.putAll(config.debeziumOverrides);
+    for (Map.Entry<String, String> fixed : FIXED.entrySet()) {
+      String requested = config.debeziumOverrides.get(fixed.getKey());
+      if (requested != null && !requested.equals(fixed.getValue())) {
+        throw new IllegalArgumentException("debezium." + fixed.getKey() + "=" + requested
+            + " is not supported: pg2lite requires " + fixed.getValue());
+      }
+    }
+    p.putAll(FIXED);
+    p.put("name", logicalName);
+    p.put("topic.prefix", logicalName);
+    p.put("database.hostname", config.host);
+    p.put("database.port", String.valueOf(config.port));
+    p.put("database.dbname", config.database);
+    p.put("database.user", config.user);
+    p.put("database.password", config.password.value());
+    p.put("database.sslmode", config.sslMode);
+    p.put("slot.name", config.slot);
+    p.put("publication.name", config.publication);
+    if (config.heartbeatIntervalMs > 0) {
+      p.put("heartbeat.interval.ms", String.valueOf(config.heartbeatIntervalMs));
+      // A transactional logical message is a transaction Debezium sees and commits, so the slot
+      // advances even when no published table (or no table at all) changes.
+      p.put("heartbeat.action.query", "SELECT pg_logical_emit_message(true, '" + HEARTBEAT_MESSAGE_PREFIX + "', '')");
+    }
+    return p;
+  }
+}

@@ -1,0 +1,73 @@
+package io.pg2lite.source.debezium;
+
+import io.debezium.connector.postgresql.PostgresConnectorTask;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.replication.ReplicationStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+
+/**
+ * {@link ReplicationStream} over Debezium's Postgres task, composed, never extended: we create
+ * its task, give it a context whose offset reader answers from pg2lite's offsets, and map its
+ * records to {@link ReplicationEvent}s.
+ *
+ * <p>Acknowledgement: Debezium's {@code commit()} only flags that a commit is due; on its next
+ * poll it reads the offsets back from storage (ours, through {@link PrefixedOffsetReader}) and
+ * confirms their {@code lsn_commit} to the slot. Connect writes those offsets only after Kafka
+ * stored the records, which is exactly the durability rule we need.
+ */
+public final class DebeziumReplicationStream implements ReplicationStream {
+  private final Map<String, String> properties;
+  private final PostgresConnectorTask task = new PostgresConnectorTask();
+  private final DebeziumEventMapper mapper;
+  private final SourceTaskContext context;
+  private final Map<String, ?> partition;
+
+  /**
+   * @param partition pg2lite's source partition, under which its offsets (with Debezium's position) are stored
+   */
+  public DebeziumReplicationStream(SourceConfig config, SourceTaskContext context, Map<String, ?> partition) {
+    String logicalName = "pg2lite_" + config.slot;
+    this.properties = DebeziumProperties.of(config, logicalName);
+    this.mapper = new DebeziumEventMapper(logicalName);
+    this.context = context;
+    this.partition = partition;
+  }
+
+  @Override
+  public void start() {
+    PrefixedOffsetReader offsets = new PrefixedOffsetReader(context.offsetStorageReader(), partition);
+    task.initialize(new EmbeddedTaskContext(properties, offsets, context));
+    task.start(properties);
+  }
+
+  @Override
+  public List<ReplicationEvent> poll() throws InterruptedException {
+    List<SourceRecord> records = task.poll();
+    if (records == null || records.isEmpty()) {
+      return List.of();
+    }
+    List<ReplicationEvent> events = new ArrayList<>(records.size());
+    for (SourceRecord r : records) {
+      ReplicationEvent e = mapper.map(r);
+      if (e != null) {
+        events.add(e);
+      }
+    }
+    return events;
+  }
+
+  @Override
+  public void acknowledgeStoredPositions() throws InterruptedException {
+    task.commit();
+  }
+
+  @Override
+  public void close() {
+    task.stop();
+  }
+}

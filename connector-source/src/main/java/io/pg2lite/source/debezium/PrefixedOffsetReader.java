@@ -1,0 +1,37 @@
+package io.pg2lite.source.debezium;
+
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+
+/**
+ * The offset reader Debezium's task sees: whatever partition Debezium asks for, it answers with
+ * Debezium's part of pg2lite's offsets under pg2lite's partition. The offsets come from
+ * Connect's offset store, which holds only positions whose records Kafka has stored, so the LSN
+ * Debezium confirms to Postgres from them is always durable in Kafka.
+ */
+final class PrefixedOffsetReader implements OffsetStorageReader {
+  private final OffsetStorageReader connectReader;
+  private final Map<String, ?> pg2litePartition;
+
+  PrefixedOffsetReader(OffsetStorageReader connectReader, Map<String, ?> pg2litePartition) {
+    this.connectReader = connectReader;
+    this.pg2litePartition = pg2litePartition;
+  }
+
+  @Override
+  public <T> Map<String, Object> offset(Map<String, T> debeziumPartition) {
+    return DebeziumOffsets.unwrap(connectReader.offset(pg2litePartition));
+  }
+
+  @Override
+  public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
+    Map<String, Object> mine = DebeziumOffsets.unwrap(connectReader.offset(pg2litePartition));
+    Map<Map<String, T>, Map<String, Object>> out = new HashMap<>();
+    for (Map<String, T> p : partitions) {
+      out.put(p, mine);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,49 @@
+package io.pg2lite.source.kafka;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.source.transaction.Emitted;
+import java.nio.charset.StandardCharsets;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Builds the Connect records the source writes. Change-log values are the protocol's JSON bytes
+ * (written as-is by the ByteArrayConverter the connector requires); every record carries the
+ * protocol headers. Heartbeats go to their own topic with a tiny JSON value.
+ */
+public final class ChangeLogRecords {
+  private final ChangeLogCodec codec = new ChangeLogCodec();
+  private final Map<String, ?> partition;
+  private final String topic;
+  private final String heartbeatTopic;
+
+  public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic) {
+    this.partition = partition;
+    this.topic = topic;
+    this.heartbeatTopic = heartbeatTopic;
+  }
+
+  public SourceRecord toRecord(Emitted e) {
+    Map<String, Object> offset = e.position().toOffset();
+    ConnectHeaders headers = new ConnectHeaders();
+    headers.addString(ChangeLogHeaders.REPLICA_VERSION, e.position().replicaVersion().toString());
+    if (e.isHeartbeat()) {
+      String w = e.position().lastCommit().toString();
+      headers.addString(ChangeLogHeaders.WATERMARK, w);
+      byte[] value = ("{\"heartbeat\":{\"watermark\":\"" + w + "\"}}").getBytes(StandardCharsets.UTF_8);
+      return new SourceRecord(partition, offset, heartbeatTopic, 0, null, null, Schema.BYTES_SCHEMA, value, null,
+          headers);
+    }
+    ChangeLogEntry entry = e.entry();
+    headers.addString(ChangeLogHeaders.KIND, entry.kind().wireName());
+    headers.addString(ChangeLogHeaders.WATERMARK, entry.watermark().toString());
+    headers.addString(ChangeLogHeaders.POS, Long.toString(entry.pos()));
+    headers.addString(ChangeLogHeaders.PROTOCOL_VERSION, Integer.toString(ChangeLogEntry.PROTOCOL_VERSION));
+    return new SourceRecord(partition, offset, topic, 0, null, null, Schema.BYTES_SCHEMA, codec.encode(entry), null,
+        headers);
+  }
+}

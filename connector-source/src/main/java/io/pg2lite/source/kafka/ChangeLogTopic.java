@@ -1,0 +1,119 @@
+package io.pg2lite.source.kafka;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.TopicExistsException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * The change-log topic as the source manages it: created with one partition if missing, refused
+ * if it has more (the order of the log is the order of its single partition), and read at its
+ * tail on start to find a transaction left open by a crash.
+ */
+public final class ChangeLogTopic {
+  private final Map<String, Object> clientProps;
+
+  public ChangeLogTopic(String bootstrapServers, Map<String, Object> extraClientProps) {
+    Map<String, Object> p = new HashMap<>(extraClientProps);
+    p.put("bootstrap.servers", bootstrapServers);
+    this.clientProps = Map.copyOf(p);
+  }
+
+  /** Partition count of {@code topic}, or empty when it does not exist. */
+  public Optional<Integer> partitions(String topic) {
+    try (Admin admin = Admin.create(clientProps)) {
+      TopicDescription d = admin.describeTopics(Set.of(topic)).allTopicNames().get().get(topic);
+      return Optional.of(d.partitions().size());
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
+        return Optional.empty();
+      }
+      throw new ConnectException("cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted describing topic " + topic, e);
+    }
+  }
+
+  /**
+   * Creates {@code topic} with one partition, delete cleanup and unlimited retention if it is
+   * missing (and {@code create} allows), and fails if it exists with more than one partition.
+   */
+  public void ensure(String topic, boolean create, short replicationFactor) {
+    Optional<Integer> partitions = partitions(topic);
+    if (partitions.isPresent()) {
+      if (partitions.get() != 1) {
+        throw new ConnectException("topic " + topic + " has " + partitions.get() + " partitions; the change log "
+            + "needs exactly one, because its order is the order of its partition");
+      }
+      return;
+    }
+    if (!create) {
+      throw new ConnectException("topic " + topic + " does not exist and topic.create is false");
+    }
+    try (Admin admin = Admin.create(clientProps)) {
+      NewTopic t = new NewTopic(topic, Optional.of(1), replicationFactor < 0 ? Optional.empty()
+          : Optional.of(replicationFactor)).configs(Map.of("cleanup.policy", "delete", "retention.ms", "-1",
+          "retention.bytes", "-1"));
+      admin.createTopics(List.of(t)).all().get();
+    } catch (ExecutionException e) {
+      if (!(e.getCause() instanceof TopicExistsException)) {
+        throw new ConnectException("cannot create topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted creating topic " + topic, e);
+    }
+  }
+
+  /**
+   * The last committed change-log record of {@code topic}, or empty when the topic holds none.
+   * Read with {@code read_committed}: records of aborted Kafka transactions never count.
+   */
+  public Optional<ChangeLogEntry> lastEntry(String topic) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    TopicPartition tp = new TopicPartition(topic, 0);
+    ChangeLogCodec codec = new ChangeLogCodec();
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      consumer.assign(List.of(tp));
+      long begin = consumer.beginningOffsets(List.of(tp)).get(tp);
+      long end = consumer.endOffsets(List.of(tp)).get(tp);
+      // Walk back from the end in growing windows: transaction markers take offsets too.
+      for (long window = 16; ; window *= 4) {
+        long from = Math.max(begin, end - window);
+        consumer.seek(tp, from);
+        ConsumerRecord<byte[], byte[]> last = null;
+        while (consumer.position(tp) < end) {
+          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
+            last = r;
+          }
+        }
+        if (last != null) {
+          return Optional.of(codec.decode(last.value()));
+        }
+        if (from == begin) {
+          return Optional.empty();
+        }
+      }
+    }
+  }
+}

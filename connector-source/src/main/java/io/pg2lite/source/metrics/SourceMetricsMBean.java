@@ -1,0 +1,20 @@
+package io.pg2lite.source.metrics;
+
+/** JMX view of a running source task: {@code io.pg2lite:type=source,connector=<name>}. */
+public interface SourceMetricsMBean {
+  /** Watermark of the last upstream commit written to the change log. */
+  String getLastCommitWatermark();
+
+  long getTransactionsTotal();
+
+  long getRecordsTotal();
+
+  /** Upstream transactions written per second, over the last completed 10-second window. */
+  double getTransactionsPerSecond();
+
+  /** Change-log records written per second, over the last completed 10-second window. */
+  double getRecordsPerSecond();
+
+  /** Milliseconds between the last written transaction's upstream commit and its writing; -1 before any. */
+  long getMillisBehindSource();
+}

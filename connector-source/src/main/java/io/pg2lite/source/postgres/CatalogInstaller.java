@@ -1,0 +1,88 @@
+package io.pg2lite.source.postgres;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * Installs pg2lite's catalog objects (schema {@code pg2lite}: the published-schema function and
+ * the DDL event triggers) once per database, idempotently, and registers a publication for DDL
+ * reporting. Installing event triggers needs a superuser; a later start by a less privileged user
+ * finds them installed and goes on.
+ */
+public final class CatalogInstaller {
+  /** The version of install.sql; a database with an older one is upgraded. */
+  public static final int VERSION = 1;
+
+  private CatalogInstaller() {}
+
+  public static void ensureInstalled(Connection c) throws SQLException {
+    if (installedVersion(c) >= VERSION) {
+      return;
+    }
+    if (!isSuperuser(c)) {
+      throw new ConnectException("pg2lite's DDL event triggers are not installed in database " + c.getCatalog()
+          + " and user " + c.getMetaData().getUserName() + " is not a superuser, which creating event triggers "
+          + "requires. Start the connector once as a superuser, or run install.sql from the pg2lite source "
+          + "connector as one.");
+    }
+    boolean auto = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try (Statement s = c.createStatement()) {
+      s.execute("SELECT pg_advisory_xact_lock(hashtext('pg2lite.install'))");
+      s.execute(script());
+      c.commit();
+    } catch (SQLException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(auto);
+    }
+  }
+
+  /** Makes the DDL triggers report {@code publication}'s schema. */
+  public static void registerPublication(Connection c, String publication) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "INSERT INTO pg2lite.sources (publication) VALUES (?) ON CONFLICT DO NOTHING")) {
+      ps.setString(1, publication);
+      ps.executeUpdate();
+    }
+  }
+
+  public static int installedVersion(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT to_regclass('pg2lite.installed') IS NOT NULL")) {
+      rs.next();
+      if (!rs.getBoolean(1)) {
+        return 0;
+      }
+    }
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT version FROM pg2lite.installed")) {
+      return rs.next() ? rs.getInt(1) : 0;
+    }
+  }
+
+  static boolean isSuperuser(Connection c) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  static String script() {
+    try (InputStream in = CatalogInstaller.class.getResourceAsStream("/io/pg2lite/source/schema/install.sql")) {
+      if (in == null) {
+        throw new IllegalStateException("install.sql missing from the plugin");
+      }
+      return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+    } catch (IOException e) {
+      throw new IllegalStateException("cannot read install.sql", e);
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.pg2lite.source.postgres;
+
+import io.pg2lite.protocol.watermark.Lsn;
+import io.pg2lite.source.schema.PublishedSchema;
+import io.pg2lite.source.schema.PublishedSchemaParser;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+
+/** Queries and commands on the upstream database that the source needs outside the replication stream. */
+public final class PostgresCatalog {
+  private final Connection c;
+
+  public PostgresCatalog(Connection c) {
+    this.c = c;
+  }
+
+  /** The state of a replication slot, or null when it does not exist. */
+  public record SlotState(String plugin, String database, Lsn confirmedFlush, boolean active) {}
+
+  public SlotState slot(String slot) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, confirmed_flush_lsn::text, active "
+        + "FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          return null;
+        }
+        String flush = rs.getString(3);
+        return new SlotState(rs.getString(1), rs.getString(2), flush == null ? null : Lsn.parse(flush), rs.getBoolean(4));
+      }
+    }
+  }
+
+  /** Creates a pgoutput logical slot; returns its consistent point. */
+  public Lsn createSlot(String slot) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT lsn::text FROM pg_create_logical_replication_slot(?, 'pgoutput')")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return Lsn.parse(rs.getString(1));
+      }
+    }
+  }
+
+  public boolean publicationExists(String publication) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
+  /** Creates {@code publication} FOR TABLE the given tables (each {@code schema.table} or {@code table}). */
+  public void createPublication(String publication, List<String> tables) throws SQLException {
+    StringBuilder sql = new StringBuilder("CREATE PUBLICATION ").append(Identifiers.quote(publication))
+        .append(" FOR TABLE ");
+    for (int i = 0; i < tables.size(); i++) {
+      sql.append(i == 0 ? "" : ", ").append(Identifiers.quoteQualified(tables.get(i)));
+    }
+    try (Statement s = c.createStatement()) {
+      s.execute(sql.toString());
+    }
+  }
+
+  public PublishedSchema publishedSchema(String publication) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.published_schema(?)::text")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return PublishedSchemaParser.parse(rs.getString(1));
+      }
+    }
+  }
+
+  /**
+   * Sets REPLICA IDENTITY USING INDEX for a published table that has no primary key but a usable
+   * unique index, so its updates and deletes carry the key (as the reference does).
+   */
+  public void useIndexAsReplicaIdentity(String schema, String table, String index) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute("ALTER TABLE " + Identifiers.quote(schema) + "." + Identifiers.quote(table)
+          + " REPLICA IDENTITY USING INDEX " + Identifiers.quote(index));
+    }
+  }
+}

@@ -1,0 +1,54 @@
+package io.pg2lite.source.replication;
+
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.watermark.Lsn;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * One event of the upstream replication stream, free of Debezium types.
+ *
+ * <p>Events arrive in WAL order of commits: all events of a transaction between its
+ * {@link TxBegin} and {@link TxEnd}, transactions whole and in commit order (pgoutput protocol 1
+ * does not stream in-progress transactions). {@code position} maps are opaque resume positions:
+ * the source stores them in its offsets and hands them back on restart, never interprets them.
+ */
+public sealed interface ReplicationEvent {
+
+  /** A transaction starts. {@code txId} correlates its events (the xid). */
+  record TxBegin(long txId, Instant commitTime) implements ReplicationEvent {}
+
+  /**
+   * A transaction committed at {@code commitLsn}; {@code position} resumes after it.
+   *
+   * @param eventCount the number of events the transaction carried, as the upstream counted them
+   */
+  record TxEnd(long txId, Lsn commitLsn, long eventCount, Map<String, ?> position) implements ReplicationEvent {}
+
+  /** The kind of a row change. */
+  enum RowOp { INSERT, UPDATE, DELETE }
+
+  /**
+   * A row change. {@code before} is the old row image the upstream sent (the old key, the whole
+   * old row under REPLICA IDENTITY FULL, or null); {@code after} is the new row (null for a delete).
+   * Unchanged TOASTed columns are absent from {@code after}, never present with a placeholder.
+   *
+   * @param keyColumns the columns the upstream identifies the row by (primary key), in order
+   */
+  record RowChange(long txId, RowOp op, QualifiedName table, List<String> keyColumns, Row before, Row after)
+      implements ReplicationEvent {}
+
+  /** A TRUNCATE of one table (one event per table of a multi-table TRUNCATE). */
+  record Truncate(long txId, QualifiedName table) implements ReplicationEvent {}
+
+  /**
+   * A logical decoding message ({@code pg_logical_emit_message}). Transactional ones arrive
+   * between the begin and end of their transaction ({@code txId} set); others alone ({@code txId} null).
+   */
+  record Message(Long txId, String prefix, byte[] content) implements ReplicationEvent {}
+
+  /** No change, but the stream has advanced to {@code position} (heartbeat). */
+  record Heartbeat(Map<String, ?> position) implements ReplicationEvent {}
+}

@@ -1,0 +1,172 @@
+package io.pg2lite.source.schema;
+
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.schema.BackfillId;
+import io.pg2lite.protocol.schema.Column;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.schema.TableMetadata;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Turns the published schema before and after one DDL command into schema-change messages.
+ *
+ * <p>Tables are matched by OID, columns by attnum and indexes by schema-qualified name, so a
+ * rename is a rename, not a drop and a create. Order (the replica applies them one by one, and
+ * each must be valid when applied): drop-index, drop-table, then per kept table rename-table,
+ * update-table-metadata, drop-column, update-column, add-column, then create-table, create-index.
+ *
+ * <p>Backfill rules: a table that enters the publication other than by being created empty
+ * (ALTER PUBLICATION ... ADD TABLE, CREATE TABLE AS, a move into a published schema) is
+ * backfilled whole; an added column is backfilled when its default cannot be expressed on the
+ * replica ({@link SqliteDefaults}) or when it appears through ALTER PUBLICATION.
+ */
+public final class SchemaDiff {
+  /** The replica's row-version column: a published column of that name cannot be replicated. */
+  public static final String RESERVED_COLUMN = "_0_version";
+
+  private final ProtocolSpecs specs;
+
+  public SchemaDiff(ProtocolSpecs specs) {
+    this.specs = specs;
+  }
+
+  /** Signals a schema change pg2lite cannot replicate; the source stops rather than skip it. */
+  public static final class UnsupportedSchemaChangeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    public UnsupportedSchemaChangeException(String message) {
+      super(message);
+    }
+  }
+
+  public List<SchemaChange> diff(PublishedSchema before, PublishedSchema after, String tag) {
+    Map<Long, PublishedSchema.Table> old = before.byOid();
+    Map<Long, PublishedSchema.Table> now = after.byOid();
+    after.tables().forEach(SchemaDiff::validate);
+
+    List<SchemaChange> out = new ArrayList<>();
+    Map<String, IndexState> oldIndexes = indexes(before);
+    Map<String, IndexState> newIndexes = indexes(after);
+    oldIndexes.forEach((name, idx) -> {
+      IndexState n = newIndexes.get(name);
+      if (n == null || !n.sameShape(idx)) {
+        out.add(new SchemaChange.DropIndex(new QualifiedName(idx.index.schema(), idx.index.name())));
+      }
+    });
+    old.forEach((oid, t) -> {
+      if (!now.containsKey(oid)) {
+        out.add(new SchemaChange.DropTable(new QualifiedName(t.schema(), t.name())));
+      }
+    });
+    now.forEach((oid, t) -> {
+      PublishedSchema.Table o = old.get(oid);
+      if (o != null) {
+        diffTable(o, t, tag, out);
+      }
+    });
+    boolean createdEmpty = tag.equals("CREATE TABLE");
+    now.forEach((oid, t) -> {
+      if (!old.containsKey(oid)) {
+        Map<String, BackfillId> backfill = null;
+        if (!createdEmpty) {
+          backfill = new LinkedHashMap<>();
+          for (PublishedSchema.Column c : t.columns()) {
+            backfill.put(c.name(), new BackfillId(c.pos()));
+          }
+        }
+        out.add(new SchemaChange.CreateTable(specs.tableSpec(t), specs.metadata(t), backfill));
+      }
+    });
+    newIndexes.forEach((name, idx) -> {
+      IndexState o = oldIndexes.get(name);
+      if (o == null || !o.sameShape(idx)) {
+        out.add(new SchemaChange.CreateIndex(ProtocolSpecs.indexSpec(idx.table, idx.index)));
+      }
+    });
+    return out;
+  }
+
+  private void diffTable(PublishedSchema.Table o, PublishedSchema.Table t, String tag, List<SchemaChange> out) {
+    QualifiedName name = new QualifiedName(t.schema(), t.name());
+    if (!o.schema().equals(t.schema()) || !o.name().equals(t.name())) {
+      out.add(new SchemaChange.RenameTable(new QualifiedName(o.schema(), o.name()), name));
+    }
+    TableMetadata oldMeta = specs.metadata(o);
+    TableMetadata newMeta = specs.metadata(t);
+    if (!oldMeta.equals(newMeta)) {
+      out.add(new SchemaChange.UpdateTableMetadata(name, oldMeta, newMeta));
+    }
+    Map<Integer, PublishedSchema.Column> oldCols = byPos(o);
+    Map<Integer, PublishedSchema.Column> newCols = byPos(t);
+    oldCols.forEach((pos, c) -> {
+      if (!newCols.containsKey(pos)) {
+        out.add(new SchemaChange.DropColumn(name, c.name()));
+      }
+    });
+    oldCols.forEach((pos, c) -> {
+      PublishedSchema.Column n = newCols.get(pos);
+      if (n != null && (!n.name().equals(c.name()) || !n.dataType().equals(c.dataType()) || n.notNull() != c.notNull())) {
+        out.add(new SchemaChange.UpdateColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c)),
+            new Column(n.name(), ProtocolSpecs.columnSpec(n))));
+      }
+    });
+    newCols.forEach((pos, c) -> {
+      if (!oldCols.containsKey(pos)) {
+        boolean backfill = tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c.dflt());
+        Column column = new Column(c.name(), backfill
+            ? ProtocolSpecs.columnSpec(c).withDflt(null) : ProtocolSpecs.columnSpec(c));
+        out.add(new SchemaChange.AddColumn(name, column, newMeta, backfill ? new BackfillId(c.pos()) : null));
+      }
+    });
+  }
+
+  private static void validate(PublishedSchema.Table t) {
+    if ("n".equals(t.replicaIdentity())) {
+      throw new UnsupportedSchemaChangeException("table " + t.schema() + "." + t.name()
+          + " has REPLICA IDENTITY NOTHING: its updates and deletes cannot be replicated");
+    }
+    for (PublishedSchema.Column c : t.columns()) {
+      if (c.name().equals(RESERVED_COLUMN)) {
+        throw new UnsupportedSchemaChangeException("table " + t.schema() + "." + t.name() + " has a column named "
+            + RESERVED_COLUMN + ", which the replica reserves for row versions");
+      }
+    }
+  }
+
+  private static Map<Integer, PublishedSchema.Column> byPos(PublishedSchema.Table t) {
+    Map<Integer, PublishedSchema.Column> m = new LinkedHashMap<>();
+    t.columns().forEach(c -> m.put(c.pos(), c));
+    return m;
+  }
+
+  /** An index with what decides whether it must be re-created: flags and attnum/direction pairs. */
+  private record IndexState(PublishedSchema.Table table, PublishedSchema.Index index, List<String> shape) {
+    boolean sameShape(IndexState other) {
+      return shape.equals(other.shape) && index.unique() == other.index.unique()
+          && index.immediate() == other.index.immediate();
+    }
+  }
+
+  private static Map<String, IndexState> indexes(PublishedSchema schema) {
+    Map<String, IndexState> out = new LinkedHashMap<>();
+    for (PublishedSchema.Table t : schema.tables()) {
+      for (PublishedSchema.Index i : t.indexes()) {
+        if (i.primary() || !i.valid() || i.columns().isEmpty()) {
+          continue;
+        }
+        List<String> shape = new ArrayList<>();
+        shape.add("table:" + t.oid());
+        for (PublishedSchema.IndexColumn c : i.columns()) {
+          PublishedSchema.Column col = t.column(c.name());
+          shape.add(Objects.requireNonNull(col, c.name()).pos() + (c.desc() ? " DESC" : " ASC"));
+        }
+        out.put(i.schema() + "." + i.name(), new IndexState(t, i, shape));
+      }
+    }
+    return out;
+  }
+}

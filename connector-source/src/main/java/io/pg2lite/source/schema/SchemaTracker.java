@@ -1,0 +1,84 @@
+package io.pg2lite.source.schema;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.RowKey;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * The source's view of the published schema, kept current by the DDL messages in the stream.
+ *
+ * <p>The event triggers emit, inside each DDL's transaction, the schema before ({@code ddlStart})
+ * and after ({@code ddlUpdate}) the command; the tracker diffs the pair into schema changes. The
+ * "before" comes from the message, not from the tracker, so the diff is right even when the
+ * tracker was loaded at a later point than the stream resumed from. Messages for other
+ * publications (other sources on the same database) are ignored.
+ */
+public final class SchemaTracker {
+  /** Prefix of the logical messages the DDL event triggers emit. */
+  public static final String DDL_MESSAGE_PREFIX = "pg2lite.ddl";
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  private final String publication;
+  private final ProtocolSpecs specs;
+  private final SchemaDiff diff;
+  private PublishedSchema current;
+  private PublishedSchema pendingBefore;
+
+  public SchemaTracker(PublishedSchema initial, ProtocolSpecs specs) {
+    this.publication = initial.publication();
+    this.current = initial;
+    this.specs = specs;
+    this.diff = new SchemaDiff(specs);
+  }
+
+  public PublishedSchema current() {
+    return current;
+  }
+
+  /** Handles one DDL message; returns the schema changes it implies (often none). */
+  public List<SchemaChange> onDdlMessage(byte[] content) {
+    JsonNode msg;
+    try {
+      msg = JSON.readTree(new String(content, StandardCharsets.UTF_8));
+    } catch (IOException e) {
+      throw new IllegalArgumentException("malformed " + DDL_MESSAGE_PREFIX + " message: " + e.getMessage(), e);
+    }
+    PublishedSchema schema = PublishedSchemaParser.parse(msg.path("schema"));
+    if (!publication.equals(schema.publication())) {
+      return List.of();
+    }
+    String type = msg.path("type").asText();
+    if ("ddlStart".equals(type)) {
+      pendingBefore = schema;
+      return List.of();
+    }
+    if (!"ddlUpdate".equals(type)) {
+      throw new IllegalArgumentException("unknown " + DDL_MESSAGE_PREFIX + " message type \"" + type + "\"");
+    }
+    PublishedSchema before = pendingBefore != null ? pendingBefore : current;
+    pendingBefore = null;
+    List<SchemaChange> changes = diff.diff(before, schema, msg.path("tag").asText());
+    current = schema;
+    return changes;
+  }
+
+  /**
+   * The relation of a row change on {@code table}. The row key is the key Debezium reported (the
+   * primary key) when there is one, else the table's key index from the tracked schema.
+   */
+  public Relation relation(QualifiedName table, List<String> upstreamKey) {
+    for (PublishedSchema.Table t : current.tables()) {
+      if (t.schema().equals(table.schema()) && t.name().equals(table.name())) {
+        Relation r = specs.relation(t);
+        return upstreamKey.isEmpty() ? r : new Relation(r.schema(), r.name(), new RowKey(upstreamKey, r.rowKey().type()));
+      }
+    }
+    return new Relation(table.schema(), table.name(), new RowKey(upstreamKey, null));
+  }
+}

@@ -1,0 +1,179 @@
+package io.pg2lite.source.transaction;
+
+import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.Change;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.Rollback;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.ReplicaIdentity;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.schema.SchemaTracker;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the upstream event stream into change-log entries with watermarks.
+ *
+ * <p>Watermarks: a transaction's begin and changes carry the pre-commit watermark, the previous
+ * commit watermark's major + 1, with pos 0, 1, 2...; its commit carries the LexiVersion of the
+ * commit LSN, with pos = changes + 1. Invariant: previous commit &lt; pre-commit &lt;= commit. It
+ * holds because commit LSNs strictly increase, and it needs neither the commit LSN at begin time
+ * (Debezium's BEGIN lacks it) nor buffering of whole transactions.
+ *
+ * <p>A transaction is written only if it has changes: the begin is emitted with the first
+ * change, so heartbeat transactions and transactions on unpublished tables produce only a new
+ * position (a heartbeat record), which lets the slot advance.
+ */
+public final class TransactionAssembler {
+  private static final Logger LOG = LoggerFactory.getLogger(TransactionAssembler.class);
+
+  private final SchemaTracker schema;
+  private SourcePosition position;
+  private OpenTransaction open;
+
+  /** A transaction between its upstream begin and end. */
+  private static final class OpenTransaction {
+    final long txId;
+    final Watermark watermark;
+    final Instant commitTime;
+    long pos;
+    boolean begun;
+
+    OpenTransaction(long txId, Watermark watermark, Instant commitTime) {
+      this.txId = txId;
+      this.watermark = watermark;
+      this.commitTime = commitTime;
+    }
+  }
+
+  public TransactionAssembler(SourcePosition start, SchemaTracker schema) {
+    this.position = start;
+    this.schema = schema;
+  }
+
+  /** The position after the last complete transaction seen. */
+  public SourcePosition position() {
+    return position;
+  }
+
+  /** True between an upstream begin and its end. */
+  public boolean inTransaction() {
+    return open != null;
+  }
+
+  public List<Emitted> accept(ReplicationEvent event) {
+    List<Emitted> out = new ArrayList<>(2);
+    if (event instanceof ReplicationEvent.TxBegin b) {
+      if (open != null) {
+        throw new IllegalStateException("upstream began transaction " + b.txId() + " inside open transaction " + open.txId);
+      }
+      open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime());
+    } else if (event instanceof ReplicationEvent.RowChange c) {
+      change(out, c.txId(), rowChange(c));
+    } else if (event instanceof ReplicationEvent.Truncate t) {
+      change(out, t.txId(), new DataChange.Truncate(List.of(schema.relation(t.table(), List.of()))));
+    } else if (event instanceof ReplicationEvent.Message m) {
+      if (m.txId() != null && SchemaTracker.DDL_MESSAGE_PREFIX.equals(m.prefix())) {
+        for (Change c : schema.onDdlMessage(m.content())) {
+          change(out, m.txId(), c);
+        }
+      }
+    } else if (event instanceof ReplicationEvent.TxEnd e) {
+      end(out, e);
+    } else if (event instanceof ReplicationEvent.Heartbeat h) {
+      if (open == null) {
+        position = position.after(position.lastCommit(), h.position());
+        out.add(new Emitted(null, position, true));
+      }
+    } else {
+      throw new IllegalStateException("unhandled replication event " + event);
+    }
+    return out;
+  }
+
+  /**
+   * Closes a transaction the source began writing before a restart and never finished: the
+   * change log must not hold a begin inside an open transaction.
+   */
+  public static Emitted rollback(ChangeLogEntry lastWritten, SourcePosition position) {
+    return new Emitted(new ChangeLogEntry(lastWritten.watermark(), lastWritten.pos() + 1,
+        new Rollback("the source restarted inside this transaction; it will be sent again whole")), position, true);
+  }
+
+  private void change(List<Emitted> out, long txId, Change change) {
+    if (open == null || open.txId != txId) {
+      throw new IllegalStateException("upstream sent a " + change.tag() + " of transaction " + txId
+          + (open == null ? " outside any transaction" : " inside transaction " + open.txId));
+    }
+    if (!open.begun) {
+      open.begun = true;
+      out.add(new Emitted(new ChangeLogEntry(open.watermark, 0, new Begin(open.txId, open.commitTime, false)),
+          position, false));
+    }
+    out.add(new Emitted(new ChangeLogEntry(open.watermark, ++open.pos, change), position, false));
+  }
+
+  private void end(List<Emitted> out, ReplicationEvent.TxEnd e) {
+    if (open == null || open.txId != e.txId()) {
+      throw new IllegalStateException("upstream ended transaction " + e.txId() + " that was not open");
+    }
+    OpenTransaction tx = open;
+    open = null;
+    Watermark commit = Watermark.fromLsn(e.commitLsn());
+    if (!commit.isAfter(position.lastCommit())) {
+      // Already written before a restart (same LSN, same watermarks): consumers would drop it too.
+      LOG.warn("Skipping transaction {} committed at {} ({}): not after the last commit written, {}", tx.txId,
+          e.commitLsn(), commit, position.lastCommit());
+      return;
+    }
+    position = position.after(commit, e.position());
+    if (tx.begun) {
+      out.add(new Emitted(new ChangeLogEntry(commit, tx.pos + 1, new Commit(tx.pos, tx.commitTime)), position, true));
+    } else {
+      out.add(new Emitted(null, position, true));
+    }
+  }
+
+  private DataChange rowChange(ReplicationEvent.RowChange c) {
+    Relation relation = schema.relation(c.table(), c.keyColumns());
+    boolean full = relation.rowKey().type() == ReplicaIdentity.FULL;
+    switch (c.op()) {
+      case INSERT:
+        return new DataChange.Insert(relation, c.after());
+      case UPDATE:
+        Row key = null;
+        if (c.before() != null) {
+          key = full ? c.before() : project(c.before(), relation);
+        }
+        return new DataChange.Update(relation, key, c.after());
+      case DELETE:
+        if (c.before() == null) {
+          throw new IllegalStateException("delete on " + c.table() + " without the old row's key");
+        }
+        return new DataChange.Delete(relation, full ? c.before() : project(c.before(), relation));
+      default:
+        throw new IllegalStateException("unknown row operation " + c.op());
+    }
+  }
+
+  /** The row-key columns of an old row image (the rest of it is nulls or absent). */
+  private static Row project(Row row, Relation relation) {
+    if (relation.rowKey().columns().isEmpty()) {
+      return row;
+    }
+    Row.Builder b = Row.builder();
+    for (String col : relation.rowKey().columns()) {
+      if (row.contains(col)) {
+        b.put(col, row.get(col));
+      }
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,120 @@
+package io.pg2lite.source.it;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.source.Pg2liteSourceConnector;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.kafka.TopicReader;
+import io.pg2lite.testkit.postgres.TestDatabase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * One source connector under test: its own database, topic, slot and connector name on the
+ * shared stack, plus a read_committed reader that decodes the change log.
+ */
+final class SourceFixture implements AutoCloseable {
+  final TestStack stack;
+  final TestDatabase db;
+  final String name;
+  final String topic;
+  private final ConnectWorker worker;
+  private TopicReader reader;
+  private final List<ChangeLogEntry> seen = new ArrayList<>();
+  private final ChangeLogCodec codec = new ChangeLogCodec();
+
+  SourceFixture(TestStack stack, String name) throws Exception {
+    this(stack, name, stack.connect());
+  }
+
+  SourceFixture(TestStack stack, String name, ConnectWorker worker) throws Exception {
+    this.stack = stack;
+    this.name = name;
+    this.db = stack.postgres().newDatabase(name);
+    this.topic = stack.kafka().uniqueTopicName(name);
+    this.worker = worker;
+  }
+
+  Map<String, String> config() {
+    Map<String, String> c = new HashMap<>();
+    c.put("connector.class", Pg2liteSourceConnector.class.getName());
+    c.put("tasks.max", "1");
+    c.put("database.hostname", "localhost");
+    c.put("database.port", String.valueOf(stack.postgres().port()));
+    c.put("database.dbname", db.name());
+    c.put("database.user", stack.postgres().user());
+    c.put("database.password", stack.postgres().password());
+    c.put("database.sslmode", "disable");
+    c.put("slot.name", name + "_slot");
+    c.put("publication.name", name + "_pub");
+    c.put("topic", topic);
+    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    c.put("exactly.once.support", "required");
+    c.put("transaction.boundary", "connector");
+    c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    c.put("heartbeat.interval.ms", "1000");
+    return c;
+  }
+
+  void start() {
+    start(config());
+  }
+
+  void start(Map<String, String> config) {
+    worker.rest().putConnector(name, config);
+    worker.rest().awaitRunning(name, Duration.ofSeconds(90));
+  }
+
+  /** Reads until {@code count} more entries arrived (or the timeout); returns all seen so far. */
+  List<ChangeLogEntry> awaitEntries(int count, Duration timeout) {
+    if (reader == null) {
+      reader = new TopicReader(stack.kafka().bootstrapServers(), topic);
+    }
+    int target = seen.size() + count;
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (seen.size() < target && System.nanoTime() < deadline) {
+      for (ConsumerRecord<byte[], byte[]> r : reader.read(target - seen.size(), Duration.ofMillis(500))) {
+        seen.add(codec.decode(r.value()));
+      }
+    }
+    return List.copyOf(seen);
+  }
+
+  /** Everything read so far. */
+  List<ChangeLogEntry> entries() {
+    return List.copyOf(seen);
+  }
+
+  void stopConnector() {
+    worker.rest().delete(name);
+  }
+
+  @Override
+  public void close() throws Exception {
+    try {
+      if (worker.rest().connectors().contains(name)) {
+        worker.rest().delete(name);
+        io.pg2lite.testkit.Await.until("connector " + name + " deleted and its slot released", Duration.ofSeconds(30),
+            () -> {
+              try {
+                return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = '"
+                    + name + "_slot'").stream().noneMatch("true"::equals);
+              } catch (java.sql.SQLException e) {
+                throw new IllegalStateException(e);
+              }
+            });
+      }
+    } finally {
+      if (reader != null) {
+        reader.close();
+      }
+      db.close();
+    }
+  }
+}
