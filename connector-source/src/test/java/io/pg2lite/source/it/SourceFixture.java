@@ -23,7 +23,7 @@ final class SourceFixture implements AutoCloseable {
   final TestDatabase db;
   final String name;
   final String topic;
-  private final ConnectWorker worker;
+  private ConnectWorker worker;
   private TopicReader reader;
   private final List<ChangeLogEntry> seen = new ArrayList<>();
   private final ChangeLogCodec codec = new ChangeLogCodec();
@@ -67,8 +67,18 @@ final class SourceFixture implements AutoCloseable {
   }
 
   void start(Map<String, String> config) {
-    worker.rest().putConnector(name, config);
+    register(config);
     worker.rest().awaitRunning(name, Duration.ofSeconds(90));
+  }
+
+  /** Submits the config without waiting (for tests that expect the task to fail). */
+  void register(Map<String, String> config) {
+    worker.rest().putConnector(name, config);
+  }
+
+  /** The worker that runs the connector from now on (after the previous one was stopped). */
+  void movedTo(ConnectWorker worker) {
+    this.worker = worker;
   }
 
   /** Reads until {@code count} more entries arrived (or the timeout); returns all seen so far. */
