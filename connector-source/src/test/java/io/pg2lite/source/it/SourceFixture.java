@@ -42,6 +42,7 @@ final class SourceFixture implements AutoCloseable {
 
   Map<String, String> config() {
     Map<String, String> c = new HashMap<>();
+    c.put("name", name);
     c.put("connector.class", Pg2liteSourceConnector.class.getName());
     c.put("tasks.max", "1");
     c.put("database.hostname", "localhost");
