@@ -3,11 +3,6 @@ package io.pg2lite.source.debezium;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import java.nio.ByteBuffer;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.LocalTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -22,7 +17,6 @@ import org.apache.kafka.connect.data.Struct;
  */
 final class ConnectValueMapper {
   private static final HexFormat HEX = HexFormat.of();
-  private static final DateTimeFormatter TIME = DateTimeFormatter.ofPattern("HH:mm:ss[.SSSSSS]");
 
   /**
    * The row image of a Debezium {@code before}/{@code after} struct. Unchanged TOASTed columns
@@ -101,27 +95,32 @@ final class ConnectValueMapper {
   private static Value semantic(String column, String name, Object raw) {
     switch (name) {
       case "io.debezium.time.Date":
-        return new Value.Text(LocalDate.ofEpochDay(((Number) raw).longValue()).toString());
+        return new Value.Text(TemporalText.date(((Number) raw).longValue()));
       case "io.debezium.time.MicroTime":
-        return new Value.Text(LocalTime.ofNanoOfDay(((Number) raw).longValue() * 1000).format(TIME));
+        return new Value.Text(TemporalText.time(((Number) raw).longValue() * 1000));
       case "io.debezium.time.Time":
-        return new Value.Text(LocalTime.ofNanoOfDay(((Number) raw).longValue() * 1_000_000).format(TIME));
+        return new Value.Text(TemporalText.time(((Number) raw).longValue() * 1_000_000));
+      case "io.debezium.time.NanoTime":
+        return new Value.Text(TemporalText.time(((Number) raw).longValue()));
       case "io.debezium.time.MicroTimestamp":
-        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1_000_000L),
-            Math.floorMod(((Number) raw).longValue(), 1_000_000L) * 1000));
+        return timestamp(((Number) raw).longValue(), 1_000_000L);
       case "io.debezium.time.Timestamp":
-        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1000L),
-            Math.floorMod(((Number) raw).longValue(), 1000L) * 1_000_000));
+        return timestamp(((Number) raw).longValue(), 1000L);
       case "io.debezium.time.NanoTimestamp":
-        return new Value.Text(localTimestamp(Math.floorDiv(((Number) raw).longValue(), 1_000_000_000L),
-            Math.floorMod(((Number) raw).longValue(), 1_000_000_000L)));
+        return timestamp(((Number) raw).longValue(), 1_000_000_000L);
+      case "io.debezium.time.ZonedTime":
+        return new Value.Text(TemporalText.timeTz((String) raw));
+      case "io.debezium.time.ZonedTimestamp":
+        return new Value.Text(TemporalText.timestampTz((String) raw));
       default:
         return null;
     }
   }
 
-  private static String localTimestamp(long epochSecond, long nanos) {
-    return Instant.ofEpochSecond(epochSecond, nanos).atOffset(ZoneOffset.UTC).toLocalDateTime().toString();
+  private static Value timestamp(long value, long unitsPerSecond) {
+    long nanosPerUnit = 1_000_000_000L / unitsPerSecond;
+    return new Value.Text(TemporalText.timestamp(Math.floorDiv(value, unitsPerSecond),
+        Math.floorMod(value, unitsPerSecond) * nanosPerUnit));
   }
 
   /** The Postgres type Debezium recorded for a field (column.propagate.source.type), upper case. */

@@ -1,0 +1,73 @@
+package io.pg2lite.source.debezium;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.data.Schema;
+import org.apache.kafka.connect.data.SchemaBuilder;
+import org.apache.kafka.connect.data.Struct;
+import org.junit.jupiter.api.Test;
+
+class ConnectValueMapperTest {
+  private final ConnectValueMapper mapper = new ConnectValueMapper();
+
+  private static Schema typed(SchemaBuilder b, String pgType) {
+    return b.parameters(Map.of("__debezium.source.column.type", pgType)).optional().build();
+  }
+
+  @Test
+  void numericSpecialValuesAreRespelledOnlyForNumericColumns() {
+    assertEquals(Value.of("NaN"), mapper.value("n", typed(SchemaBuilder.string(), "NUMERIC"), "NAN"));
+    assertEquals(Value.of("Infinity"), mapper.value("n", typed(SchemaBuilder.string(), "NUMERIC"), "POSITIVE_INFINITY"));
+    assertEquals(Value.of("NAN"), mapper.value("t", typed(SchemaBuilder.string(), "TEXT"), "NAN"),
+        "a text column holding NAN keeps it");
+  }
+
+  @Test
+  void floatsDatesTimesAndBytes() {
+    assertEquals(Value.of("NaN"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NaN));
+    assertEquals(Value.of("-Infinity"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NEGATIVE_INFINITY));
+    assertEquals(new Value.Float(0.25), mapper.value("f", Schema.OPTIONAL_FLOAT32_SCHEMA, 0.25f));
+    assertEquals(Value.of("1969-12-31"), mapper.value("d",
+        SchemaBuilder.int32().name("io.debezium.time.Date").optional().build(), -1));
+    assertEquals(Value.of("1969-12-31T23:59:59.999999"), mapper.value("ts",
+        SchemaBuilder.int64().name("io.debezium.time.MicroTimestamp").optional().build(), -1L));
+    Schema microTime = SchemaBuilder.int64().name("io.debezium.time.MicroTime").optional().build();
+    assertEquals(Value.of("00:00:01.5"), mapper.value("t", microTime, 1_500_000L), "fraction trimmed like Postgres");
+    assertEquals(Value.of("13:00:00"), mapper.value("t", microTime, 13L * 3600 * 1_000_000));
+    Schema zoned = SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").optional().build();
+    assertEquals(Value.of("2025-01-02T01:04:05.12Z"), mapper.value("tz", zoned, "2025-01-02T03:04:05.120+02:00"),
+        "timestamptz normalised to UTC");
+    assertEquals(Value.of("\\x00ff"), mapper.value("b", Schema.OPTIONAL_BYTES_SCHEMA, ByteBuffer.wrap(new byte[] {0, -1})));
+    assertEquals(Value.NULL, mapper.value("x", Schema.OPTIONAL_STRING_SCHEMA, null));
+  }
+
+  @Test
+  void unchangedToastPlaceholdersAreLeftOutOfTheRow() {
+    Schema s = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).field("body", Schema.OPTIONAL_STRING_SCHEMA)
+        .field("tags", SchemaBuilder.array(Schema.OPTIONAL_STRING_SCHEMA).optional().build())
+        .field("blob", Schema.OPTIONAL_BYTES_SCHEMA).build();
+    Struct v = new Struct(s).put("id", 1).put("body", DebeziumProperties.UNCHANGED_TOAST)
+        .put("tags", List.of(DebeziumProperties.UNCHANGED_TOAST))
+        .put("blob", ByteBuffer.wrap(DebeziumProperties.UNCHANGED_TOAST.getBytes()));
+    Row row = mapper.row(v);
+    assertEquals(Row.of("id", Value.of(1)), row);
+    assertFalse(row.contains("body"));
+    assertTrue(ConnectValueMapper.isUnchangedToast(DebeziumProperties.UNCHANGED_TOAST));
+  }
+
+  @Test
+  void unsupportedValuesFailNamingTheColumn() {
+    Schema map = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA).optional().build();
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> mapper.value("attrs", map, Map.of("a", "b")));
+    assertTrue(e.getMessage().contains("\"attrs\""), e.getMessage());
+  }
+}
