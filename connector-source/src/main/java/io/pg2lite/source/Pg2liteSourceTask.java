@@ -4,6 +4,7 @@ import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.ChangeLogTopic;
+import io.pg2lite.source.kafka.KafkaCommitPolicy;
 import io.pg2lite.source.metrics.SourceMetrics;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -26,15 +27,20 @@ import org.apache.kafka.connect.source.TransactionContext;
  * has stored them, their offsets; {@link #commit()} then lets the replication stream confirm to
  * Postgres the position in those stored offsets, never anything newer.
  *
- * <p>Exactly-once: when the worker gives a transaction context (connector-defined boundaries),
- * each upstream commit, rollback or heartbeat record closes a Kafka transaction, so a
- * read_committed consumer sees upstream transactions whole or not at all.
+ * <p>Exactly-once: when the worker gives a transaction context (connector-defined boundaries), a
+ * Kafka transaction only ever closes after a complete upstream transaction (commit, rollback or
+ * heartbeat): one Kafka transaction per run of complete upstream transactions, never part of one,
+ * so a read_committed consumer sees upstream transactions whole or not at all. How long a run is
+ * follows {@link KafkaCommitPolicy}: long while catching up, one poll once caught up.
  */
 public class Pg2liteSourceTask extends SourceTask {
   private ReplicationStream stream;
   private TransactionAssembler assembler;
   private ChangeLogRecords records;
   private TransactionContext transactions;
+  private KafkaCommitPolicy commitPolicy;
+  /** Records of complete upstream transactions wait in an open Kafka transaction. */
+  private boolean uncommitted;
   private SourceMetrics metrics;
   private List<Emitted> pending = List.of();
 
@@ -56,34 +62,63 @@ public class Pg2liteSourceTask extends SourceTask {
     pending = state.pending();
     records = new ChangeLogRecords(partition, config.topic, config.heartbeatTopic);
     transactions = context.transactionContext();
-    metrics = SourceMetrics.register(config.connectorName, config.slot);
+    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, DebeziumReplicationStream.batchSize(config),
+        System::nanoTime);
+    metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
     stream = new DebeziumReplicationStream(config, context, partition);
     stream.start();
+  }
+
+  /** For the slot-lag metric: a short connection per reading (at most one every 5 s). */
+  private static long slotLag(SourceConfig config) {
+    try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.jdbcUrl(), config.user,
+        config.password.value())) {
+      return new io.pg2lite.source.postgres.PostgresCatalog(c).slotLagBytes(config.slot);
+    } catch (java.sql.SQLException e) {
+      return -1;
+    }
   }
 
   @Override
   public List<SourceRecord> poll() throws InterruptedException {
     List<Emitted> emitted;
+    int batchEvents = 0;
     if (!pending.isEmpty()) {
       emitted = pending;
       pending = List.of();
     } else {
       List<ReplicationEvent> events = stream.poll();
+      batchEvents = events.size();
       if (events.isEmpty()) {
-        return null;
-      }
-      emitted = new ArrayList<>(events.size() + 2);
-      for (ReplicationEvent e : events) {
-        emitted.addAll(assembler.accept(e));
+        if (!uncommitted || assembler.inTransaction()) {
+          return null;
+        }
+        // Caught up with complete transactions still in an open Kafka transaction: close it at a
+        // heartbeat record (same position), rather than wait for the next change.
+        emitted = List.of(assembler.heartbeat());
+      } else {
+        emitted = new ArrayList<>(events.size() + 2);
+        for (ReplicationEvent e : events) {
+          emitted.addAll(assembler.accept(e));
+        }
       }
     }
     List<SourceRecord> out = new ArrayList<>(emitted.size());
+    SourceRecord lastBoundary = null;
     for (Emitted e : emitted) {
       SourceRecord r = records.toRecord(e);
       out.add(r);
       metrics.recordEmitted(e);
-      if (transactions != null && e.endsTransaction()) {
-        transactions.commitTransaction(r);
+      if (e.endsTransaction()) {
+        lastBoundary = r;
+      }
+    }
+    if (transactions != null && lastBoundary != null) {
+      if (commitPolicy.shouldCommit(batchEvents)) {
+        transactions.commitTransaction(lastBoundary);
+        uncommitted = false;
+      } else {
+        uncommitted = true;
       }
     }
     return out.isEmpty() ? null : out;

@@ -29,6 +29,14 @@ public final class TestStack implements AutoCloseable {
 
   private TestStack() {}
 
+  /**
+   * A stack of its own, for bench and demo commands outside JUnit; the caller closes it.
+   * Tests use the shared one through {@link TestStackExtension}.
+   */
+  public static TestStack create() {
+    return new TestStack();
+  }
+
   /** The JVM-wide stack; servers start lazily. */
   static synchronized TestStack shared() {
     if (shared == null) {

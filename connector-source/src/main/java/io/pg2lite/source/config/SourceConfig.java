@@ -67,6 +67,12 @@ public final class SourceConfig {
   public static final String HEARTBEAT_TOPIC_CONFIG = "heartbeat.topic";
   private static final String HEARTBEAT_TOPIC_DOC = "Topic for heartbeat records, which carry the source position "
       + "when no change does. Default: '<topic>.heartbeat'.";
+  public static final String COMMIT_INTERVAL_CONFIG = "exactly.once.commit.interval.ms";
+  private static final String COMMIT_INTERVAL_DOC = "Exactly-once mode: while the source is catching up, complete "
+      + "upstream transactions are grouped into one Kafka transaction for up to this long (a Kafka commit is "
+      + "synchronous and costly). Once caught up, each poll commits at once. A Kafka transaction never ends "
+      + "inside an upstream transaction.";
+  public static final long COMMIT_INTERVAL_DEFAULT = 250L;
   public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the Kafka cluster holding the change log, "
       + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
@@ -109,6 +115,8 @@ public final class SourceConfig {
             Width.SHORT, "Create topics")
         .define(TOPIC_REPLICATION_FACTOR_CONFIG, Type.SHORT, (short) -1, Importance.LOW, TOPIC_REPLICATION_FACTOR_DOC,
             GROUP_TOPIC, 3, Width.SHORT, "Topic replication factor")
+        .define(COMMIT_INTERVAL_CONFIG, Type.LONG, COMMIT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
+            Importance.LOW, COMMIT_INTERVAL_DOC, GROUP_TOPIC, 6, Width.SHORT, "Exactly-once commit interval")
         .define(HEARTBEAT_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, HEARTBEAT_TOPIC_DOC, GROUP_TOPIC, 4,
             Width.MEDIUM, "Heartbeat topic");
   }
@@ -129,6 +137,7 @@ public final class SourceConfig {
   public final short topicReplicationFactor;
   public final String heartbeatTopic;
   public final String kafkaBootstrapServers;
+  public final long commitIntervalMs;
   /** Settings for the source's own Kafka clients: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
   /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
@@ -155,6 +164,7 @@ public final class SourceConfig {
     String hb = c.getString(HEARTBEAT_TOPIC_CONFIG);
     heartbeatTopic = hb.isEmpty() ? topic + ".heartbeat" : hb;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
+    commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
     Map<String, Object> kafka = new HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith(KAFKA_PREFIX) && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {

@@ -38,6 +38,11 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     this.partition = partition;
   }
 
+  /** The largest batch one poll returns: a smaller one means the stream has caught up. */
+  public static int batchSize(SourceConfig config) {
+    return Integer.parseInt(DebeziumProperties.of(config, "x").get("max.batch.size"));
+  }
+
   @Override
   public void start() {
     PrefixedOffsetReader offsets = new PrefixedOffsetReader(context.offsetStorageReader(), partition);

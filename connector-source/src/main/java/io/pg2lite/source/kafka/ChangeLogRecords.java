@@ -4,6 +4,7 @@ import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.source.transaction.Emitted;
+import io.pg2lite.source.transaction.SourcePosition;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
@@ -20,6 +21,9 @@ public final class ChangeLogRecords {
   private final Map<String, ?> partition;
   private final String topic;
   private final String heartbeatTopic;
+  /** Records of one transaction share a position: build its offset map once, not per record. */
+  private SourcePosition lastPosition;
+  private Map<String, Object> lastOffset;
 
   public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic) {
     this.partition = partition;
@@ -28,7 +32,11 @@ public final class ChangeLogRecords {
   }
 
   public SourceRecord toRecord(Emitted e) {
-    Map<String, Object> offset = e.position().toOffset();
+    if (e.position() != lastPosition) {
+      lastPosition = e.position();
+      lastOffset = lastPosition.toOffset();
+    }
+    Map<String, Object> offset = lastOffset;
     ConnectHeaders headers = new ConnectHeaders();
     headers.addString(ChangeLogHeaders.REPLICA_VERSION, e.position().replicaVersion().toString());
     if (e.isHeartbeat()) {

@@ -6,6 +6,7 @@ import io.pg2lite.source.transaction.Emitted;
 import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
 import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
@@ -34,16 +35,21 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
   private volatile double txRate;
   private volatile double recordRate;
 
-  private SourceMetrics(ObjectName name) {
+  private final LongSupplier slotLag;
+  private volatile long slotLagBytes = -1;
+  private volatile long slotLagReadAt;
+
+  private SourceMetrics(ObjectName name, LongSupplier slotLag) {
     this.name = name;
+    this.slotLag = slotLag;
   }
 
   /** Registers the MBean (replacing a stale one of a previous task instance). */
-  public static SourceMetrics register(String connector, String slot) {
+  public static SourceMetrics register(String connector, String slot, LongSupplier slotLag) {
     try {
       ObjectName name = new ObjectName("io.pg2lite:type=source,connector=" + ObjectName.quote(connector)
           + ",slot=" + ObjectName.quote(slot));
-      SourceMetrics m = new SourceMetrics(name);
+      SourceMetrics m = new SourceMetrics(name, slotLag);
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
       try {
         server.registerMBean(m, name);
@@ -54,7 +60,7 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
       return m;
     } catch (JMException e) {
       LOG.warn("Cannot register source metrics MBean: {}", e.toString());
-      return new SourceMetrics(null);
+      return new SourceMetrics(null, slotLag);
     }
   }
 
@@ -107,6 +113,16 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
   @Override
   public double getRecordsPerSecond() {
     return recordRate;
+  }
+
+  @Override
+  public long getSlotLagBytes() {
+    long now = System.nanoTime();
+    if (slotLagReadAt == 0 || now - slotLagReadAt > 5_000_000_000L) {
+      slotLagReadAt = now;
+      slotLagBytes = slotLag.getAsLong();
+    }
+    return slotLagBytes;
   }
 
   @Override

@@ -15,6 +15,12 @@ public interface SourceMetricsMBean {
   /** Change-log records written per second, over the last completed 10-second window. */
   double getRecordsPerSecond();
 
+  /**
+   * Bytes of WAL the slot retains: the server's current WAL position minus the slot's confirmed
+   * flush position. Queried when read, at most every 5 seconds; -1 when Postgres cannot be asked.
+   */
+  long getSlotLagBytes();
+
   /** Milliseconds between the last written transaction's upstream commit and its writing; -1 before any. */
   long getMillisBehindSource();
 }

@@ -47,6 +47,17 @@ public final class PostgresCatalog {
     }
   }
 
+  /** WAL bytes {@code slot} retains (current WAL position minus confirmed flush), or -1 without the slot. */
+  public long slotLagBytes(String slot) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint "
+        + "FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
+      }
+    }
+  }
+
   public boolean publicationExists(String publication) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_publication WHERE pubname = ?")) {
       ps.setString(1, publication);

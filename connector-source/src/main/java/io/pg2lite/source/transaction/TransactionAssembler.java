@@ -99,6 +99,17 @@ public final class TransactionAssembler {
   }
 
   /**
+   * A position-only record at the current position, to close a Kafka transaction when there is
+   * nothing else to close it at. Only valid between upstream transactions.
+   */
+  public Emitted heartbeat() {
+    if (open != null) {
+      throw new IllegalStateException("no heartbeat inside upstream transaction " + open.txId);
+    }
+    return new Emitted(null, position, true);
+  }
+
+  /**
    * Closes a transaction the source began writing before a restart and never finished: the
    * change log must not hold a begin inside an open transaction.
    */

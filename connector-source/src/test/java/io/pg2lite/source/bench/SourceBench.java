@@ -1,0 +1,171 @@
+package io.pg2lite.source.bench;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.MessageKind;
+import io.pg2lite.source.Pg2liteSourceConnector;
+import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.WorkerProcess;
+import io.pg2lite.testkit.kafka.TopicReader;
+import io.pg2lite.testkit.postgres.TestDatabase;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+
+/**
+ * Postgres → change-log topic throughput: {@code mvn -B -q -pl connector-source -am test-compile
+ * exec:java -Dexec.classpathScope=test -Dexec.mainClass=io.pg2lite.source.bench.SourceBench}
+ * (the command is in docs/performance.md).
+ *
+ * <p>For each workload the WAL is written while no connector runs, then the source drains the
+ * backlog: what is timed is the source alone (decode, assemble, encode, produce with exactly-once),
+ * from connector creation to the last commit visible to a read_committed consumer. The ceiling is
+ * Postgres decoding the same slot with pgoutput ({@code pg_logical_slot_peek_binary_changes}),
+ * which the source cannot beat. The worker runs in its own JVM with {@code -Xmx256m}
+ * ({@code -Dpg2lite.bench.heap}); its peak heap comes from its GC log. {@code -Dpg2lite.bench.eos=false}
+ * runs at-least-once; arguments {@code bulk}, {@code small}, {@code huge} pick workloads.
+ */
+public final class SourceBench {
+  private record Workload(String name, int transactions, int rowsPerTransaction) {}
+
+  public static void main(String[] args) throws Exception {
+    Path work = Files.createTempDirectory("pg2lite-source-bench");
+    try (TestStack stack = TestStack.create()) {
+      stack.postgres();
+      stack.kafka();
+      String heap = System.getProperty("pg2lite.bench.heap", "256m");
+      boolean eos = Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"));
+      System.out.printf("worker heap %s, exactly-once %s%n", heap, eos);
+      try (WorkerProcess worker = WorkerProcess.start(stack.kafka().bootstrapServers(), heap, work, eos)) {
+        System.out.printf("%-26s %9s %9s %7s %11s %9s %8s %10s%n", "workload", "rows", "rows/s", "MB/s",
+            "ceiling r/s", "% ceiling", "start s", "peak heap");
+        java.util.List<String> only = java.util.List.of(args); // e.g. "bulk": one workload only
+        if (only.isEmpty() || only.contains("bulk")) {
+          run(stack, worker, new Workload("500-row transactions", 200, 500));
+        }
+        if (only.isEmpty() || only.contains("small")) {
+          run(stack, worker, new Workload("1-row transactions", 10_000, 1));
+        }
+        if (only.isEmpty() || only.contains("huge")) {
+          run(stack, worker, new Workload("one 1M-row transaction", 1, 1_000_000));
+        }
+      }
+    }
+  }
+
+  private static void run(TestStack stack, WorkerProcess worker, Workload w) throws Exception {
+    String name = "bench_" + w.transactions + "x" + w.rowsPerTransaction;
+    try (TestDatabase db = stack.postgres().newDatabase(name)) {
+      db.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text, price numeric, qty int, updated timestamptz)",
+          "CREATE PUBLICATION " + name + "_pub FOR TABLE item");
+      String topic = stack.kafka().uniqueTopicName(name);
+      Map<String, String> config = config(stack, db, name, topic);
+      // First run creates slot, topic and the initial transaction; then the connector stops.
+      worker.rest().putConnector(name, config);
+      worker.rest().awaitRunning(name, Duration.ofSeconds(120));
+      try (TopicReader reader = new TopicReader(stack.kafka().bootstrapServers(), topic)) {
+        reader.read(3, Duration.ofSeconds(60));
+        worker.rest().delete(name);
+        Await.until("slot released", Duration.ofSeconds(60), () -> slotInactive(db, name + "_slot"));
+
+        writeWorkload(db, w);
+        long total = (long) w.transactions * w.rowsPerTransaction;
+        double ceiling = total / timeDecoding(db, name);
+
+        int gcFrom = worker.gcLogLines();
+        long created = System.nanoTime();
+        worker.rest().putConnector(name, config);
+        ChangeLogCodec codec = new ChangeLogCodec();
+        long commits = 0;
+        long bytes = 0;
+        long t0 = 0;
+        while (commits < w.transactions) {
+          for (ConsumerRecord<byte[], byte[]> r : reader.read(100_000, Duration.ofMillis(200))) {
+            if (t0 == 0) {
+              t0 = System.nanoTime(); // the rate starts with the first record: start-up is reported apart
+            }
+            bytes += r.value().length;
+            ChangeLogEntry e = codec.decode(r.value());
+            if (e.kind() == MessageKind.COMMIT) {
+              commits++;
+            }
+          }
+          if (!worker.alive()) {
+            throw new IllegalStateException("the worker process died (out of heap?)");
+          }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        System.out.printf("%-26s %9d %9.0f %7.1f %11.0f %8.0f%% %8.1f %7d MB%n", w.name, total, total / seconds,
+            bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling, (t0 - created) / 1e9,
+            worker.peakHeapMb(gcFrom));
+        worker.rest().delete(name);
+        Await.until("slot released", Duration.ofSeconds(60), () -> slotInactive(db, name + "_slot"));
+      }
+    }
+  }
+
+  private static Map<String, String> config(TestStack stack, TestDatabase db, String name, String topic) {
+    Map<String, String> c = new HashMap<>();
+    c.put("name", name);
+    c.put("connector.class", Pg2liteSourceConnector.class.getName());
+    c.put("database.hostname", "localhost");
+    c.put("database.port", String.valueOf(stack.postgres().port()));
+    c.put("database.dbname", db.name());
+    c.put("database.user", stack.postgres().user());
+    c.put("database.password", stack.postgres().password());
+    c.put("database.sslmode", "disable");
+    c.put("slot.name", name + "_slot");
+    c.put("publication.name", name + "_pub");
+    c.put("topic", topic);
+    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    if (Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"))) {
+      c.put("exactly.once.support", "required");
+      c.put("transaction.boundary", "connector");
+    }
+    c.put("producer.override.linger.ms", "5");
+    c.put("producer.override.batch.size", "262144");
+    c.put("producer.override.transaction.timeout.ms", "600000");
+    return c;
+  }
+
+  private static void writeWorkload(TestDatabase db, Workload w) throws Exception {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      for (int t = 0; t < w.transactions; t++) {
+        long from = (long) t * w.rowsPerTransaction + 1;
+        long to = from + w.rowsPerTransaction - 1;
+        s.execute("INSERT INTO item SELECT g, 'item ' || g, (g % 1000) / 7.0, g % 100, now() FROM generate_series("
+            + from + ", " + to + ") g");
+        c.commit();
+      }
+    }
+  }
+
+  /** Seconds Postgres takes to decode the slot's backlog with pgoutput (peek: the slot does not move). */
+  private static double timeDecoding(TestDatabase db, String name) throws Exception {
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      long t0 = System.nanoTime();
+      try (ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_logical_slot_peek_binary_changes('" + name
+          + "_slot', NULL, NULL, 'proto_version', '1', 'publication_names', '" + name + "_pub')")) {
+        rs.next();
+      }
+      return (System.nanoTime() - t0) / 1e9;
+    }
+  }
+
+  private static boolean slotInactive(TestDatabase db, String slot) {
+    try {
+      return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + slot + "'")
+          .stream().noneMatch("true"::equals);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+}

@@ -1,0 +1,38 @@
+package io.pg2lite.source.debezium;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.source.config.SourceConfig;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class DebeziumPropertiesTest {
+  private static Map<String, String> props() {
+    Map<String, String> m = new HashMap<>(Map.of("database.hostname", "db", "database.dbname", "app",
+        "database.user", "u", "topic", "t", "kafka.bootstrap.servers", "k:1", "slot.name", "s1"));
+    return m;
+  }
+
+  @Test
+  void fixedSettingsCannotBeOverridden() {
+    Map<String, String> m = props();
+    m.put("debezium.decimal.handling.mode", "double");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> DebeziumProperties.of(new SourceConfig(m), "x"));
+    assertTrue(e.getMessage().contains("debezium.decimal.handling.mode=double"), e.getMessage());
+  }
+
+  @Test
+  void tuningSettingsPassThrough() {
+    Map<String, String> m = props();
+    m.put("debezium.max.batch.size", "1000");
+    Map<String, String> p = DebeziumProperties.of(new SourceConfig(m), "x");
+    assertEquals("1000", p.get("max.batch.size"));
+    assertEquals("pgoutput", p.get("plugin.name"));
+    assertEquals("s1", p.get("slot.name"));
+    assertTrue(p.get("heartbeat.action.query").contains("pg_logical_emit_message(true"));
+  }
+}

@@ -1,0 +1,147 @@
+package io.pg2lite.testkit.connect;
+
+import io.pg2lite.testkit.Await;
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A Connect worker in a JVM of its own, with a fixed heap and a GC log, for benchmarks: its heap
+ * is the connector's plus Connect's, nothing of the broker's or the bench's. It runs
+ * {@code ConnectDistributed} on this JVM's classpath.
+ */
+public final class WorkerProcess implements AutoCloseable {
+  private static final Pattern GC_LINE = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
+
+  private final Process process;
+  private final ConnectRestClient rest;
+  private final Path gcLog;
+
+  private WorkerProcess(Process process, URI url, Path gcLog) {
+    this.process = process;
+    this.rest = new ConnectRestClient(url);
+    this.gcLog = gcLog;
+  }
+
+  /** Starts a distributed worker with {@code -Xmx<maxHeap>} on the given broker. */
+  public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir) throws IOException {
+    return start(bootstrapServers, maxHeap, workDir, true);
+  }
+
+  /** As {@link #start(String, String, Path)}, with exactly-once source support on or off. */
+  public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce)
+      throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    String group = "pg2lite-bench-" + port;
+    Path props = workDir.resolve("worker-" + port + ".properties");
+    Files.writeString(props, String.join("\n",
+        "bootstrap.servers=" + bootstrapServers, "group.id=" + group,
+        "config.storage.topic=" + group + "-configs", "offset.storage.topic=" + group + "-offsets",
+        "status.storage.topic=" + group + "-status", "config.storage.replication.factor=1",
+        "offset.storage.replication.factor=1", "status.storage.replication.factor=1",
+        "offset.storage.partitions=1", "status.storage.partitions=1",
+        "key.converter=org.apache.kafka.connect.converters.ByteArrayConverter",
+        "value.converter=org.apache.kafka.connect.converters.ByteArrayConverter",
+        "listeners=http://127.0.0.1:" + port,
+        "exactly.once.source.support=" + (exactlyOnce ? "enabled" : "disabled"),
+        "plugin.discovery=service_load", "offset.flush.interval.ms=1000", "scheduled.rebalance.max.delay.ms=0"));
+    Path gc = workDir.resolve("worker-" + port + "-gc.log");
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx" + maxHeap, "-Xlog:gc:file=" + gc, "-cp", classpath(),
+        "org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
+    String jfr = System.getProperty("pg2lite.bench.jfr");
+    if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
+      cmd.add(1, "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
+    }
+    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(workDir.resolve("worker-" + port + ".log").toFile()).start();
+    // A bench killed with Ctrl-C must not leave its worker behind.
+    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
+    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc);
+    Await.until("worker process REST API on port " + port, Duration.ofSeconds(90), () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir);
+      }
+      w.rest.connectors();
+      return true;
+    });
+    return w;
+  }
+
+  /**
+   * This JVM's application classpath: the context class loader's URLs when it has them (under
+   * {@code mvn exec:java}, where {@code java.class.path} is only Maven's launcher), else
+   * {@code java.class.path}.
+   */
+  static String classpath() {
+    ClassLoader cl = Thread.currentThread().getContextClassLoader();
+    if (cl instanceof java.net.URLClassLoader u && u.getURLs().length > 0) {
+      StringBuilder sb = new StringBuilder();
+      for (java.net.URL url : u.getURLs()) {
+        try {
+          sb.append(sb.length() == 0 ? "" : java.io.File.pathSeparator).append(Path.of(url.toURI()));
+        } catch (java.net.URISyntaxException e) {
+          throw new IllegalStateException("bad classpath entry " + url, e);
+        }
+      }
+      return sb.toString();
+    }
+    return System.getProperty("java.class.path");
+  }
+
+  public ConnectRestClient rest() {
+    return rest;
+  }
+
+  public long pid() {
+    return process.pid();
+  }
+
+  /** Lines in the GC log so far: pass to {@link #peakHeapMb(int)} to measure one phase. */
+  public int gcLogLines() throws IOException {
+    return Files.exists(gcLog) ? Files.readAllLines(gcLog).size() : 0;
+  }
+
+  /**
+   * The largest heap occupancy the GC log shows before a collection, from line {@code fromLine}
+   * on, in MB (0 when no collection happened).
+   */
+  public long peakHeapMb(int fromLine) throws IOException {
+    long peak = 0;
+    if (!Files.exists(gcLog)) {
+      return 0;
+    }
+    List<String> lines = Files.readAllLines(gcLog);
+    for (String line : lines.subList(Math.min(fromLine, lines.size()), lines.size())) {
+      Matcher m = GC_LINE.matcher(line);
+      if (m.find()) {
+        peak = Math.max(peak, Long.parseLong(m.group(1)));
+      }
+    }
+    return peak;
+  }
+
+  /** Whether the worker ran out of heap (it exits or logs OutOfMemoryError). */
+  public boolean alive() {
+    return process.isAlive();
+  }
+
+  @Override
+  public void close() throws InterruptedException {
+    process.destroy();
+    if (!process.waitFor(30, TimeUnit.SECONDS)) {
+      process.destroyForcibly();
+    }
+  }
+}
