@@ -1,0 +1,127 @@
+package io.pg2lite.sink;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.codec.ProtocolException;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.sink.apply.ApplyException;
+import io.pg2lite.sink.apply.ReplicaApplier;
+import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.replica.Replica;
+import io.pg2lite.sink.replica.ReplicaState;
+import java.nio.charset.StandardCharsets;
+import java.sql.SQLException;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTask;
+
+/**
+ * The sink task: records in, replica transactions out. Catch-up by offset: the replica stores the
+ * offset of its last applied commit record, and {@link #open} seeks to the next one, whatever
+ * Connect's consumer group says. {@link #preCommit} reports only offsets whose transactions are
+ * committed in the replica, so the group offset is a hint that never runs ahead of the replica.
+ */
+public class Pg2liteSinkTask extends SinkTask {
+  private final ChangeLogCodec codec = new ChangeLogCodec();
+  private Replica replica;
+  private ReplicaApplier applier;
+
+  @Override
+  public String version() {
+    return Version.get();
+  }
+
+  @Override
+  public void start(Map<String, String> props) {
+    SinkConfig config = new SinkConfig(props);
+    try {
+      replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
+      applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
+    } catch (SQLException e) {
+      throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
+    }
+  }
+
+  @Override
+  public void open(Collection<TopicPartition> partitions) {
+    ReplicaState state = applier.committed();
+    for (TopicPartition tp : partitions) {
+      if (state.isEmpty()) {
+        context.offset(tp, 0L); // a new replica replays the log from its beginning
+      } else if (tp.topic().equals(state.topic()) && tp.partition() == state.partition()) {
+        context.offset(tp, state.offset() + 1);
+      } else {
+        throw new ConnectException("replica holds the log of " + state.topic() + "-" + state.partition()
+            + " but the connector reads " + tp + "; a replica follows one change log");
+      }
+    }
+  }
+
+  @Override
+  public void put(Collection<SinkRecord> records) {
+    for (SinkRecord r : records) {
+      ChangeLogEntry entry;
+      try {
+        entry = codec.decode(bytes(r.value()));
+      } catch (ProtocolException e) {
+        applier.abort();
+        throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
+      }
+      applier.apply(entry, header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(), r.kafkaOffset());
+    }
+    applier.flush();
+  }
+
+  @Override
+  public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    ReplicaState state = applier.committed();
+    Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
+    if (!state.isEmpty()) {
+      out.put(new TopicPartition(state.topic(), state.partition()), new OffsetAndMetadata(state.offset() + 1));
+    }
+    return out;
+  }
+
+  private static byte[] bytes(Object value) {
+    if (value instanceof byte[] b) {
+      return b;
+    }
+    if (value instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    if (value == null) {
+      return null;
+    }
+    throw new ConnectException("change-log record value is a " + value.getClass().getName()
+        + "; configure value.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
+  }
+
+  private static String header(SinkRecord r, String key) {
+    Header h = r.headers().lastWithName(key);
+    if (h == null || h.value() == null) {
+      return null;
+    }
+    Object v = h.value();
+    return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+  }
+
+  @Override
+  public void stop() {
+    if (replica != null) {
+      try {
+        if (applier != null) {
+          applier.abort();
+        }
+        replica.close();
+      } catch (SQLException e) {
+        throw new ConnectException("cannot close replica: " + e.getMessage(), e);
+      }
+    }
+  }
+}

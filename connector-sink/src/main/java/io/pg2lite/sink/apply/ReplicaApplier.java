@@ -1,0 +1,204 @@
+package io.pg2lite.sink.apply;
+
+import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.Change;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.protocol.message.Rollback;
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.sink.replica.Replica;
+import io.pg2lite.sink.replica.ReplicaState;
+import java.sql.SQLException;
+
+/**
+ * Applies the change log to a replica, record by record: a small state machine.
+ *
+ * <p>States: idle, or inside an upstream transaction (applying, or skipping one the replica has
+ * already applied: its begin's watermark is at or below the replica's). Transitions: begin opens
+ * a savepoint; data changes apply in stream order; commit writes the replica state (watermark,
+ * topic, partition, offset of the commit record, replica version) and releases the savepoint;
+ * rollback discards the savepoint. A begin inside a transaction, data or an end outside one, a
+ * commit below its pre-commit watermark or with another change count, a foreign replica version:
+ * each is an {@link ApplyException}, after which everything not yet committed to SQLite is rolled
+ * back.
+ *
+ * <p>Coalescing: several upstream transactions may share one SQLite transaction (each in its own
+ * savepoint) until {@link #flush()} or the limit; an upstream transaction is never split across
+ * SQLite transactions. Invariant: {@link #committed()} is exactly what the replica file holds.
+ */
+public final class ReplicaApplier {
+  private final Replica replica;
+  private final int maxTransactionsPerCommit;
+  private ReplicaState committed;
+  private ReplicaState applied;
+  private OpenTx open;
+  private int pending;
+
+  private static final class OpenTx {
+    final Watermark watermark;
+    final boolean skipping;
+    long changes;
+    boolean schemaChanged;
+
+    OpenTx(Watermark watermark, boolean skipping) {
+      this.watermark = watermark;
+      this.skipping = skipping;
+    }
+  }
+
+  public ReplicaApplier(Replica replica, int maxTransactionsPerCommit) throws SQLException {
+    this.replica = replica;
+    this.maxTransactionsPerCommit = maxTransactionsPerCommit;
+    this.committed = replica.file().state();
+    this.applied = committed;
+  }
+
+  /** The state the replica file holds (what a restart resumes from). */
+  public ReplicaState committed() {
+    return committed;
+  }
+
+  public boolean inTransaction() {
+    return open != null;
+  }
+
+  /**
+   * Applies one record at {@code offset} of {@code topic}-{@code partition}; {@code replicaVersion}
+   * is the record's lineage header (null if absent).
+   */
+  public void apply(ChangeLogEntry e, String replicaVersion, String topic, int partition, long offset) {
+    try {
+      if (e.message() instanceof Begin) {
+        begin(e, replicaVersion);
+      } else if (e.message() instanceof Change c) {
+        change(e, c);
+      } else if (e.message() instanceof Commit c) {
+        commit(e, c, replicaVersion, topic, partition, offset);
+      } else if (e.message() instanceof Rollback) {
+        rollback(e);
+      } else {
+        throw new IllegalStateException("unhandled message " + e.message().tag());
+      }
+    } catch (ApplyException ex) {
+      abort();
+      throw ex;
+    } catch (SQLException | RuntimeException ex) {
+      abort();
+      throw new ApplyException(topic, partition, offset, e.watermark().toString(), violationOr(ex), ex);
+    }
+  }
+
+  private static String violationOr(Exception ex) {
+    return ex instanceof Violation ? ex.getMessage() : ex.getClass().getSimpleName() + ": " + ex.getMessage();
+  }
+
+  /** A protocol violation; the message is the reason. */
+  private static final class Violation extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Violation(String message) {
+      super(message);
+    }
+  }
+
+  private void begin(ChangeLogEntry e, String replicaVersion) throws SQLException {
+    if (open != null) {
+      throw new Violation("begin inside the open transaction at " + open.watermark);
+    }
+    if (replicaVersion != null && applied.replicaVersion() != null && !replicaVersion.equals(applied.replicaVersion())) {
+      throw new Violation("the record belongs to replica version " + replicaVersion + " but this replica was built "
+          + "from replica version " + applied.replicaVersion() + " (the source's slot was recreated, or the replica "
+          + "belongs to another source); resync the replica");
+    }
+    boolean skip = applied.watermark() != null && !e.watermark().isAfter(Watermark.parse(applied.watermark()));
+    open = new OpenTx(e.watermark(), skip);
+    if (!skip) {
+      replica.file().beginIfNeeded();
+      replica.file().savepoint();
+    }
+  }
+
+  private void change(ChangeLogEntry e, Change c) throws SQLException {
+    if (open == null) {
+      throw new Violation(c.tag() + " outside a transaction");
+    }
+    open.changes++;
+    if (!open.skipping) {
+      replica.apply(c, open.watermark);
+      open.schemaChanged |= c instanceof SchemaChange;
+    }
+  }
+
+  private void commit(ChangeLogEntry e, Commit c, String replicaVersion, String topic, int partition, long offset)
+      throws SQLException {
+    if (open == null) {
+      throw new Violation("commit outside a transaction");
+    }
+    if (e.watermark().compareTo(open.watermark) < 0) {
+      throw new Violation("commit watermark " + e.watermark() + " is below its pre-commit watermark " + open.watermark);
+    }
+    if (c.changes() != open.changes) {
+      throw new Violation("commit counts " + c.changes() + " changes but " + open.changes + " arrived: a record was "
+          + "lost or duplicated");
+    }
+    OpenTx tx = open;
+    open = null;
+    if (tx.skipping) {
+      return;
+    }
+    String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
+    applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset);
+    replica.file().writeState(applied);
+    replica.file().releaseSavepoint();
+    if (++pending >= maxTransactionsPerCommit) {
+      flush();
+    }
+  }
+
+  private void rollback(ChangeLogEntry e) throws SQLException {
+    if (open == null) {
+      throw new Violation("rollback outside a transaction");
+    }
+    OpenTx tx = open;
+    open = null;
+    if (!tx.skipping) {
+      replica.file().rollbackToSavepoint();
+      if (tx.schemaChanged) {
+        replica.reloadSchema();
+      }
+    }
+  }
+
+  /**
+   * Commits the SQLite transaction if it holds complete upstream transactions and none is open;
+   * an open one keeps it open (never split).
+   */
+  public void flush() {
+    if (open != null || pending == 0) {
+      return;
+    }
+    try {
+      replica.file().commit();
+      committed = applied;
+      pending = 0;
+    } catch (SQLException e) {
+      abort();
+      throw new ApplyException(applied.topic(), applied.partition(), applied.offset(), applied.watermark(),
+          "SQLite commit failed: " + e.getMessage(), e);
+    }
+  }
+
+  /** Rolls back everything not yet committed to SQLite. */
+  public void abort() {
+    try {
+      replica.file().rollback();
+      replica.reloadSchema();
+    } catch (SQLException ignored) {
+      // The connection is gone: nothing uncommitted survives anyway.
+    }
+    open = null;
+    pending = 0;
+    applied = committed;
+  }
+}

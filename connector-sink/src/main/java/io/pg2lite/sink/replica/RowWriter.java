@@ -1,0 +1,280 @@
+package io.pg2lite.sink.replica;
+
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.ReplicaIdentity;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Applies row changes (reference §6.4): insert = upsert; update writes only the columns present
+ * (absent unchanged-TOAST columns keep their values) and becomes an insert when the row is
+ * missing; delete by key; truncate empties the table. Every written row gets the transaction's
+ * watermark in {@code _0_version}.
+ *
+ * <p>Backfill merge rule, for tables with hidden (backfilling) columns: the replica records per
+ * row the last operation and, per hidden column, the watermark of the last change that wrote it
+ * ({@code _pg2lite.changes}). A backfilled value is written only where no change newer than the
+ * backfill's snapshot wrote that column, and never into a row deleted after the snapshot: a
+ * backfill must never overwrite newer data or resurrect deleted rows.
+ */
+public final class RowWriter {
+  private final Connection c;
+  private final ReplicaSchema schema;
+  private final Map<String, PreparedStatement> statements = new HashMap<>();
+
+  RowWriter(Connection c, ReplicaSchema schema) {
+    this.c = c;
+    this.schema = schema;
+  }
+
+  /** Statements are prepared against the current schema; any DDL invalidates them. */
+  void schemaChanged() throws SQLException {
+    for (PreparedStatement ps : statements.values()) {
+      ps.close();
+    }
+    statements.clear();
+  }
+
+  void apply(DataChange change, Watermark version) throws SQLException {
+    if (change instanceof DataChange.Insert i) {
+      LiteTable t = schema.require(i.relation().table());
+      upsert(t, i.row(), version);
+      logSet(t, keyOf(t, i.relation(), i.row()), i.row(), version);
+    } else if (change instanceof DataChange.Update u) {
+      update(u, version);
+    } else if (change instanceof DataChange.Delete d) {
+      LiteTable t = schema.require(d.relation().table());
+      Row key = keyOf(t, d.relation(), d.key());
+      PreparedStatement ps = statement("DELETE FROM " + SqlNames.quote(t.name) + " WHERE " + where(key));
+      bindKey(ps, 1, t, key);
+      ps.executeUpdate();
+      logDelete(t, key, version);
+    } else if (change instanceof DataChange.Truncate tr) {
+      for (Relation r : tr.relations()) {
+        LiteTable t = schema.require(r.table());
+        try (Statement s = c.createStatement()) {
+          s.execute("DELETE FROM " + SqlNames.quote(t.name));
+        }
+        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + SqlNames.quote(ReplicaFile.CHANGES)
+            + " WHERE table_name = ?")) {
+          ps.setString(1, t.name);
+          ps.executeUpdate();
+        }
+      }
+    } else if (change instanceof DataChange.Backfill b) {
+      backfill(b);
+    } else {
+      throw new IllegalStateException("unhandled data change " + change.tag());
+    }
+  }
+
+  private void update(DataChange.Update u, Watermark version) throws SQLException {
+    LiteTable t = schema.require(u.relation().table());
+    Row newKey = keyOf(t, u.relation(), u.row());
+    Row oldKey = u.key() == null ? newKey : keyOf(t, u.relation(), u.key());
+    StringBuilder set = new StringBuilder();
+    for (String col : u.row().values().keySet()) {
+      t.storage(col);
+      set.append(SqlNames.quote(col)).append(" = ?, ");
+    }
+    set.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(" = ?");
+    PreparedStatement ps = statement("UPDATE " + SqlNames.quote(t.name) + " SET " + set + " WHERE " + where(oldKey));
+    int i = 1;
+    for (Map.Entry<String, Value> e : u.row().values().entrySet()) {
+      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+    }
+    ps.setString(i++, version.toString());
+    bindKey(ps, i, t, oldKey);
+    if (ps.executeUpdate() == 0) {
+      upsert(t, u.row(), version); // a row the replica never saw (resumptive replication)
+    }
+    if (!oldKey.equals(newKey)) {
+      logDelete(t, oldKey, version);
+    }
+    logSet(t, newKey, u.row(), version);
+  }
+
+  private void upsert(LiteTable t, Row row, Watermark version) throws SQLException {
+    StringBuilder cols = new StringBuilder();
+    StringBuilder marks = new StringBuilder();
+    for (String col : row.values().keySet()) {
+      t.storage(col);
+      cols.append(SqlNames.quote(col)).append(", ");
+      marks.append("?, ");
+    }
+    cols.append(SqlNames.quote(ReplicaSchema.ROW_VERSION));
+    marks.append('?');
+    PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(t.name) + " (" + cols + ") VALUES ("
+        + marks + ")");
+    int i = 1;
+    for (Map.Entry<String, Value> e : row.values().entrySet()) {
+      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+    }
+    ps.setString(i, version.toString());
+    ps.executeUpdate();
+  }
+
+  private void backfill(DataChange.Backfill b) throws SQLException {
+    LiteTable t = schema.require(b.relation().table());
+    List<String> keyCols = b.relation().rowKey().columns();
+    if (keyCols.isEmpty() && !b.rowValues().isEmpty()) {
+      throw new IllegalArgumentException("backfill of " + t.name + " without a row key");
+    }
+    List<String> cols = new ArrayList<>(keyCols);
+    cols.addAll(b.columns());
+    String snapshot = b.watermark().toString();
+    for (List<Value> values : b.rowValues()) {
+      if (values.size() != cols.size()) {
+        throw new IllegalArgumentException("backfill row of " + t.name + " has " + values.size() + " values for "
+            + cols.size() + " columns");
+      }
+      Row.Builder kb = Row.builder();
+      for (int k = 0; k < keyCols.size(); k++) {
+        kb.put(keyCols.get(k), values.get(k));
+      }
+      Row key = kb.build();
+      LastChange last = lastChange(t, key);
+      if (last != null && last.op.equals("d") && last.version.compareTo(snapshot) > 0) {
+        continue; // deleted after the snapshot: never resurrect it
+      }
+      List<Integer> updates = new ArrayList<>();
+      for (int k = keyCols.size(); k < cols.size(); k++) {
+        String v = last == null || !last.op.equals("s") ? null : last.columnVersions.get(cols.get(k));
+        if (v == null || v.compareTo(snapshot) <= 0) {
+          updates.add(k);
+        }
+      }
+      if (updates.isEmpty() && last != null && last.op.equals("s")) {
+        continue; // every column was written by a newer change
+      }
+      StringBuilder sql = new StringBuilder("INSERT INTO ").append(SqlNames.quote(t.name)).append(" (");
+      for (String col : cols) {
+        sql.append(SqlNames.quote(col)).append(", ");
+      }
+      sql.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(") VALUES (").append("?, ".repeat(cols.size()))
+          .append("?) ON CONFLICT (");
+      for (int k = 0; k < keyCols.size(); k++) {
+        sql.append(k == 0 ? "" : ", ").append(SqlNames.quote(keyCols.get(k)));
+      }
+      sql.append(") DO ").append(updates.isEmpty() ? "NOTHING" : "UPDATE SET ");
+      for (int u = 0; u < updates.size(); u++) {
+        String col = SqlNames.quote(cols.get(updates.get(u)));
+        sql.append(u == 0 ? "" : ", ").append(col).append(" = excluded.").append(col);
+      }
+      PreparedStatement ps = statement(sql.toString());
+      for (int k = 0; k < cols.size(); k++) {
+        LiteValues.bind(ps, k + 1, values.get(k), t.storage(cols.get(k)));
+      }
+      ps.setString(cols.size() + 1, snapshot);
+      ps.executeUpdate();
+    }
+  }
+
+  /** The key columns of a row: the relation's, or the replica's own key under REPLICA IDENTITY FULL. */
+  private static Row keyOf(LiteTable t, Relation relation, Row row) {
+    List<String> cols = relation.rowKey().type() == ReplicaIdentity.FULL || relation.rowKey().columns().isEmpty()
+        ? t.rowKey : relation.rowKey().columns();
+    if (cols.isEmpty()) {
+      throw new IllegalArgumentException("cannot replicate a change of table " + t.name + ": it has no row key "
+          + "(primary key or unique index)");
+    }
+    Row.Builder b = Row.builder();
+    for (String col : cols) {
+      Value v = row.get(col);
+      if (v == null) {
+        throw new IllegalArgumentException("change of table " + t.name + " lacks key column \"" + col + "\"");
+      }
+      b.put(col, v);
+    }
+    return b.build();
+  }
+
+  private static String where(Row key) {
+    StringBuilder sb = new StringBuilder();
+    for (String col : key.values().keySet()) {
+      sb.append(sb.length() == 0 ? "" : " AND ").append(SqlNames.quote(col)).append(" IS ?");
+    }
+    return sb.toString();
+  }
+
+  private static void bindKey(PreparedStatement ps, int from, LiteTable t, Row key) throws SQLException {
+    int i = from;
+    for (Map.Entry<String, Value> e : key.values().entrySet()) {
+      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+    }
+  }
+
+  private record LastChange(String op, String version, Map<String, String> columnVersions) {}
+
+  private LastChange lastChange(LiteTable t, Row key) throws SQLException {
+    PreparedStatement ps = statement("SELECT op, state_version, column_versions FROM "
+        + SqlNames.quote(ReplicaFile.CHANGES) + " WHERE table_name = ? AND row_key = ?");
+    ps.setString(1, t.name);
+    ps.setString(2, rowKeyText(key));
+    try (ResultSet rs = ps.executeQuery()) {
+      if (!rs.next()) {
+        return null;
+      }
+      return new LastChange(rs.getString(1), rs.getString(2), ColumnVersions.parse(rs.getString(3)));
+    }
+  }
+
+  /** Records a set while the table has hidden columns; the merge rule reads it. */
+  private void logSet(LiteTable t, Row key, Row row, Watermark version) throws SQLException {
+    if (t.hidden.isEmpty()) {
+      return;
+    }
+    LastChange last = lastChange(t, key);
+    Map<String, String> versions = last == null || !last.op.equals("s") ? new HashMap<>()
+        : new HashMap<>(last.columnVersions);
+    for (String col : t.hidden.keySet()) {
+      if (row.contains(col)) {
+        versions.put(col, version.toString());
+      }
+    }
+    writeChange(t, key, "s", version, ColumnVersions.format(versions));
+  }
+
+  private void logDelete(LiteTable t, Row key, Watermark version) throws SQLException {
+    if (!t.hidden.isEmpty()) {
+      writeChange(t, key, "d", version, "{}");
+    }
+  }
+
+  private void writeChange(LiteTable t, Row key, String op, Watermark version, String columnVersions)
+      throws SQLException {
+    PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(ReplicaFile.CHANGES)
+        + " (table_name, row_key, op, state_version, column_versions) VALUES (?, ?, ?, ?, ?)");
+    ps.setString(1, t.name);
+    ps.setString(2, rowKeyText(key));
+    ps.setString(3, op);
+    ps.setString(4, version.toString());
+    ps.setString(5, columnVersions);
+    ps.executeUpdate();
+  }
+
+  /** A canonical text of a row key: its values as a JSON array in key order. */
+  private static String rowKeyText(Row key) {
+    return LiteValues.arrayJson(new Value.Array(new ArrayList<>(key.values().values())));
+  }
+
+  private PreparedStatement statement(String sql) throws SQLException {
+    PreparedStatement ps = statements.get(sql);
+    if (ps == null) {
+      ps = c.prepareStatement(sql);
+      statements.put(sql, ps);
+    }
+    return ps;
+  }
+}

@@ -1,0 +1,29 @@
+package io.pg2lite.sink.replica;
+
+import io.pg2lite.protocol.schema.QualifiedName;
+
+/**
+ * Names on the replica. Every identifier in SQL goes through {@link #quote}: upstream names may
+ * hold quotes, spaces, semicolons (a table named {@code a"b; DROP TABLE x} replicates as such).
+ */
+public final class SqlNames {
+  private SqlNames() {}
+
+  public static String quote(String identifier) {
+    return '"' + identifier.replace("\"", "\"\"") + '"';
+  }
+
+  /** The replica table of an upstream table: {@code name} in schema public, else {@code schema.name}. */
+  public static String table(QualifiedName upstream) {
+    return "public".equals(upstream.schema()) ? upstream.name() : upstream.schema() + "." + upstream.name();
+  }
+
+  public static String table(String schema, String name) {
+    return table(new QualifiedName(schema, name));
+  }
+
+  /** The unique index the replica keeps on a table's row key. */
+  public static String keyIndex(String liteTable) {
+    return liteTable + ".pg2lite_row_key";
+  }
+}
