@@ -147,6 +147,7 @@ public final class ReplicaApplier {
     if (tx.skipping) {
       return;
     }
+    replica.committing(e.watermark());
     String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
     applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset);
     replica.file().writeState(applied);
@@ -163,6 +164,7 @@ public final class ReplicaApplier {
     OpenTx tx = open;
     open = null;
     if (!tx.skipping) {
+      replica.discarded();
       replica.file().rollbackToSavepoint();
       if (tx.schemaChanged) {
         replica.reloadSchema();
@@ -191,6 +193,7 @@ public final class ReplicaApplier {
 
   /** Rolls back everything not yet committed to SQLite. */
   public void abort() {
+    replica.discarded();
     try {
       replica.file().rollback();
       replica.reloadSchema();

@@ -52,6 +52,16 @@ public final class Replica implements AutoCloseable {
     }
   }
 
+  /** Called at an upstream commit, before the state row is written: records row operations at {@code commit}. */
+  public void committing(Watermark commit) throws SQLException {
+    rows.commitChanges(commit);
+  }
+
+  /** Called when an upstream transaction is rolled back or aborted. */
+  public void discarded() {
+    rows.discardChanges();
+  }
+
   /** After a rollback the cached schema may describe undone DDL: reload it and drop prepared statements. */
   public void reloadSchema() throws SQLException {
     rows.schemaChanged();

@@ -32,6 +32,14 @@ public final class RowWriter {
   private final Connection c;
   private final ReplicaSchema schema;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
+  /**
+   * Row operations of the open upstream transaction on tables with hidden columns, recorded at
+   * commit with the commit watermark (see {@link #commitChanges}). Keyed by table and row key;
+   * value: op and the hidden columns written.
+   */
+  private final Map<List<String>, PendingChange> pendingChanges = new java.util.LinkedHashMap<>();
+
+  private record PendingChange(String table, String rowKey, String op, java.util.Set<String> columns) {}
 
   RowWriter(Connection c, ReplicaSchema schema) {
     this.c = c;
@@ -230,38 +238,70 @@ public final class RowWriter {
     }
   }
 
-  /** Records a set while the table has hidden columns; the merge rule reads it. */
-  private void logSet(LiteTable t, Row key, Row row, Watermark version) throws SQLException {
+  /** Records a set while the table has hidden columns; written at commit for the merge rule. */
+  private void logSet(LiteTable t, Row key, Row row, Watermark version) {
     if (t.hidden.isEmpty()) {
       return;
     }
-    LastChange last = lastChange(t, key);
-    Map<String, String> versions = last == null || !last.op.equals("s") ? new HashMap<>()
-        : new HashMap<>(last.columnVersions);
+    String rowKey = rowKeyText(key);
+    PendingChange before = pendingChanges.get(List.of(t.name, rowKey));
+    java.util.Set<String> cols = new java.util.HashSet<>();
+    if (before != null && before.op.equals("s")) {
+      cols.addAll(before.columns);
+    }
     for (String col : t.hidden.keySet()) {
       if (row.contains(col)) {
-        versions.put(col, version.toString());
+        cols.add(col);
       }
     }
-    writeChange(t, key, "s", version, ColumnVersions.format(versions));
+    pendingChanges.put(List.of(t.name, rowKey), new PendingChange(t.name, rowKey, "s", cols));
   }
 
-  private void logDelete(LiteTable t, Row key, Watermark version) throws SQLException {
+  private void logDelete(LiteTable t, Row key, Watermark version) {
     if (!t.hidden.isEmpty()) {
-      writeChange(t, key, "d", version, "{}");
+      String rowKey = rowKeyText(key);
+      pendingChanges.put(List.of(t.name, rowKey), new PendingChange(t.name, rowKey, "d", java.util.Set.of()));
     }
   }
 
-  private void writeChange(LiteTable t, Row key, String op, Watermark version, String columnVersions)
-      throws SQLException {
-    PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(ReplicaFile.CHANGES)
-        + " (table_name, row_key, op, state_version, column_versions) VALUES (?, ?, ?, ?, ?)");
-    ps.setString(1, t.name);
-    ps.setString(2, rowKeyText(key));
-    ps.setString(3, op);
-    ps.setString(4, version.toString());
-    ps.setString(5, columnVersions);
-    ps.executeUpdate();
+  /**
+   * Writes the open transaction's row operations with its commit watermark. The merge rule must
+   * compare a change's commit position with the backfill snapshot: data records carry the
+   * pre-commit watermark (previous commit + 1), which can lie at or below a snapshot taken before
+   * the change committed, and would let a backfill overwrite newer data (ADR 0003).
+   */
+  void commitChanges(Watermark commit) throws SQLException {
+    for (PendingChange p : pendingChanges.values()) {
+      Map<String, String> versions = new HashMap<>();
+      if (p.op.equals("s")) {
+        PreparedStatement q = statement("SELECT op, column_versions FROM " + SqlNames.quote(ReplicaFile.CHANGES)
+            + " WHERE table_name = ? AND row_key = ?");
+        q.setString(1, p.table);
+        q.setString(2, p.rowKey);
+        try (ResultSet rs = q.executeQuery()) {
+          if (rs.next() && "s".equals(rs.getString(1))) {
+            versions.putAll(ColumnVersions.parse(rs.getString(2)));
+          }
+        }
+        for (String col : p.columns) {
+          versions.put(col, commit.toString());
+        }
+      }
+      PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(ReplicaFile.CHANGES)
+          + " (table_name, row_key, op, state_version, column_versions) VALUES (?, ?, ?, ?, ?)");
+      ps.setString(1, p.table);
+      ps.setString(2, p.rowKey);
+      ps.setString(3, p.op);
+      ps.setString(4, commit.toString());
+      ps.setString(5, ColumnVersions.format(versions));
+      ps.executeUpdate();
+    }
+    pendingChanges.clear();
+  }
+
+  /** Forgets the open transaction's row operations (rollback). */
+  void discardChanges() {
+    pendingChanges.clear();
   }
 
   /** A canonical text of a row key: its values as a JSON array in key order. */
