@@ -1,0 +1,36 @@
+package io.pg2lite.sink.config;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.testkit.docs.ConfigReference;
+import java.nio.file.Path;
+import java.util.Map;
+import org.apache.kafka.common.config.ConfigException;
+import org.junit.jupiter.api.Test;
+
+class SinkConfigTest {
+  @Test
+  void defaultsAndValidation() {
+    SinkConfig c = new SinkConfig(Map.of("replica.path", "/tmp/r.db"));
+    assertEquals("WAL", c.journalMode);
+    assertEquals("NORMAL", c.synchronous);
+    assertEquals(1000, c.maxTransactionsPerCommit);
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> new SinkConfig(Map.of("replica.path", "/tmp/r.db", "replica.journal.mode", "MEMORY")));
+    assertTrue(e.getMessage().contains("replica.journal.mode"), e.getMessage());
+    e = assertThrows(ConfigException.class, () -> new SinkConfig(Map.of()));
+    assertTrue(e.getMessage().contains("replica.path"), e.getMessage());
+  }
+
+  @Test
+  void theConfigReferenceInDocsIsCurrent() throws Exception {
+    String generated = ConfigReference.markdown("Sink connector configuration",
+        "Keys of `io.pg2lite.sink.Pg2liteSinkConnector`, besides Connect's own (`topics`, converters: "
+            + "`value.converter` must be `org.apache.kafka.connect.converters.ByteArrayConverter`).",
+        SinkConfig.configDef());
+    assertNull(ConfigReference.checkOrUpdate(Path.of("../docs/config-sink.md"), generated));
+  }
+}
