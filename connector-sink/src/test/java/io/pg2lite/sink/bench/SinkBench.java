@@ -23,7 +23,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -31,7 +30,6 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
@@ -152,7 +150,7 @@ public final class SinkBench {
     for (ChangeLogEntry e : entries) {
       RecordHeaders h = new RecordHeaders();
       h.add(ChangeLogHeaders.REPLICA_VERSION, "01".getBytes(StandardCharsets.UTF_8));
-      producer.send(new ProducerRecord<>(topic, null, null, codec.encode(e), h));
+      producer.send(new ProducerRecord<byte[], byte[]>(topic, null, (byte[]) null, codec.encode(e), h));
     }
   }
 
@@ -212,9 +210,5 @@ public final class SinkBench {
     public org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() {
       return null;
     }
-  }
-
-  static Collection<OffsetAndMetadata> unused() {
-    return List.of();
   }
 }
