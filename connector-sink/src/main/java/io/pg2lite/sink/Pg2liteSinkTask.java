@@ -7,6 +7,7 @@ import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.sink.apply.ApplyException;
 import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.metrics.SinkMetrics;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaState;
 import java.nio.charset.StandardCharsets;
@@ -31,6 +32,7 @@ public class Pg2liteSinkTask extends SinkTask {
   private final ChangeLogCodec codec = new ChangeLogCodec();
   private Replica replica;
   private ReplicaApplier applier;
+  private SinkMetrics metrics;
 
   @Override
   public String version() {
@@ -43,6 +45,7 @@ public class Pg2liteSinkTask extends SinkTask {
     try {
       replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
       applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
+      metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"));
     } catch (SQLException e) {
       throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
     }
@@ -65,6 +68,8 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    long transactions = 0;
+    java.time.Instant lastCommitTime = null;
     for (SinkRecord r : records) {
       ChangeLogEntry entry;
       try {
@@ -74,8 +79,14 @@ public class Pg2liteSinkTask extends SinkTask {
         throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
       }
       applier.apply(entry, header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(), r.kafkaOffset());
+      if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
+        transactions++;
+        lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;
+      }
     }
     applier.flush();
+    ReplicaState s = applier.committed();
+    metrics.batchApplied(records.size(), transactions, s.watermark(), s.offset(), lastCommitTime);
   }
 
   @Override
@@ -113,6 +124,9 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void stop() {
+    if (metrics != null) {
+      metrics.close();
+    }
     if (replica != null) {
       try {
         if (applier != null) {

@@ -52,6 +52,7 @@ public final class RowWriter {
       ps.close();
     }
     statements.clear();
+    upserts.clear();
   }
 
   void apply(DataChange change, Watermark version) throws SQLException {
@@ -113,24 +114,39 @@ public final class RowWriter {
     logSet(t, newKey, u.row(), version);
   }
 
+  /** The last upsert prepared per table, reused while rows come with the same columns (the common case). */
+  private record Upsert(List<String> columns, List<LiteTypes.Storage> storage, PreparedStatement ps) {}
+
+  private final Map<String, Upsert> upserts = new HashMap<>();
+
   private void upsert(LiteTable t, Row row, Watermark version) throws SQLException {
+    Upsert u = upserts.get(t.name);
+    if (u == null || !u.columns.equals(new ArrayList<>(row.values().keySet()))) {
+      u = prepareUpsert(t, new ArrayList<>(row.values().keySet()));
+      upserts.put(t.name, u);
+    }
+    int i = 1;
+    for (Value v : row.values().values()) {
+      LiteValues.bind(u.ps, i, v, u.storage.get(i - 1));
+      i++;
+    }
+    u.ps.setString(i, version.toString());
+    u.ps.executeUpdate();
+  }
+
+  private Upsert prepareUpsert(LiteTable t, List<String> columns) throws SQLException {
     StringBuilder cols = new StringBuilder();
     StringBuilder marks = new StringBuilder();
-    for (String col : row.values().keySet()) {
-      t.storage(col);
+    List<LiteTypes.Storage> storage = new ArrayList<>();
+    for (String col : columns) {
+      storage.add(t.storage(col));
       cols.append(SqlNames.quote(col)).append(", ");
       marks.append("?, ");
     }
     cols.append(SqlNames.quote(ReplicaSchema.ROW_VERSION));
     marks.append('?');
-    PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(t.name) + " (" + cols + ") VALUES ("
-        + marks + ")");
-    int i = 1;
-    for (Map.Entry<String, Value> e : row.values().entrySet()) {
-      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
-    }
-    ps.setString(i, version.toString());
-    ps.executeUpdate();
+    return new Upsert(List.copyOf(columns), List.copyOf(storage), statement("INSERT OR REPLACE INTO "
+        + SqlNames.quote(t.name) + " (" + cols + ") VALUES (" + marks + ")"));
   }
 
   private void backfill(DataChange.Backfill b) throws SQLException {
