@@ -33,6 +33,7 @@ public class Pg2liteSinkTask extends SinkTask {
   private Replica replica;
   private ReplicaApplier applier;
   private SinkMetrics metrics;
+  private SinkConfig config;
 
   @Override
   public String version() {
@@ -41,7 +42,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void start(Map<String, String> props) {
-    SinkConfig config = new SinkConfig(props);
+    config = new SinkConfig(props);
     try {
       replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
       applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
@@ -56,13 +57,44 @@ public class Pg2liteSinkTask extends SinkTask {
     ReplicaState state = applier.committed();
     for (TopicPartition tp : partitions) {
       if (state.isEmpty()) {
+        checkNotBehind(tp, 0L, state);
         context.offset(tp, 0L); // a new replica replays the log from its beginning
       } else if (tp.topic().equals(state.topic()) && tp.partition() == state.partition()) {
+        checkNotBehind(tp, state.offset() + 1, state);
         context.offset(tp, state.offset() + 1);
       } else {
         throw new ConnectException("replica holds the log of " + state.topic() + "-" + state.partition()
             + " but the connector reads " + tp + "; a replica follows one change log");
       }
+    }
+  }
+
+  /**
+   * Fails when the next offset the replica needs is gone from the topic (retention deleted it):
+   * a consumer would jump to the log start and the replica would silently miss transactions.
+   */
+  private void checkNotBehind(TopicPartition tp, long next, ReplicaState state) {
+    if (config.kafkaBootstrapServers.isEmpty()) {
+      return;
+    }
+    Map<String, Object> p = new HashMap<>(config.kafkaClientProps);
+    p.put("bootstrap.servers", config.kafkaBootstrapServers);
+    long logStart;
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+      logStart = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest())).all().get()
+          .get(tp).offset();
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw new ConnectException("cannot read the log start of " + tp + ": " + e.getCause().getMessage(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted reading the log start of " + tp, e);
+    }
+    if (next < logStart) {
+      throw new ConnectException("replica too far behind, resync: it needs " + tp + " from offset " + next
+          + (state.isEmpty() ? " (a new replica replays the whole log)" : " (after its last commit at watermark "
+          + state.watermark() + ")") + " but the topic now starts at offset " + logStart + "; the records in "
+          + "between were deleted by retention. Rebuild the replica from a copy of a current replica, or raise the "
+          + "topic's retention.");
     }
   }
 

@@ -28,6 +28,12 @@ public final class SinkConfig {
       + "transaction when the sink is behind. A batch from Kafka is also always committed at its end, so a sink "
       + "that is caught up commits each transaction at once. An upstream transaction is never split.";
 
+  public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
+  private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the change log's cluster, for the sink's "
+      + "own admin client: on start it checks that the replica's next offset is still in the topic (retention may "
+      + "have deleted it), and fails with \"replica too far behind\" instead of silently skipping transactions. "
+      + "Empty: the check is skipped (not recommended). Other admin settings go in kafka.* keys.";
+
   public static ConfigDef configDef() {
     return new ConfigDef()
         .define(REPLICA_PATH_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
@@ -39,7 +45,9 @@ public final class SinkConfig {
         .define(BUSY_TIMEOUT_CONFIG, Type.INT, 30_000, ConfigDef.Range.atLeast(0), Importance.LOW, BUSY_TIMEOUT_DOC,
             GROUP_REPLICA, 4, Width.SHORT, "Busy timeout")
         .define(MAX_TX_PER_COMMIT_CONFIG, Type.INT, 1000, ConfigDef.Range.atLeast(1), Importance.LOW,
-            MAX_TX_PER_COMMIT_DOC, GROUP_REPLICA, 5, Width.SHORT, "Transactions per SQLite commit");
+            MAX_TX_PER_COMMIT_DOC, GROUP_REPLICA, 5, Width.SHORT, "Transactions per SQLite commit")
+        .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, "", Importance.HIGH, KAFKA_BOOTSTRAP_DOC, GROUP_REPLICA, 6,
+            Width.LONG, "Kafka bootstrap servers");
   }
 
   public final Path replicaPath;
@@ -47,6 +55,9 @@ public final class SinkConfig {
   public final String synchronous;
   public final int busyTimeoutMs;
   public final int maxTransactionsPerCommit;
+  public final String kafkaBootstrapServers;
+  /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
+  public final Map<String, Object> kafkaClientProps;
 
   public SinkConfig(Map<String, String> props) {
     AbstractConfig c = new AbstractConfig(configDef(), props, false);
@@ -55,5 +66,13 @@ public final class SinkConfig {
     synchronous = c.getString(SYNCHRONOUS_CONFIG);
     busyTimeoutMs = c.getInt(BUSY_TIMEOUT_CONFIG);
     maxTransactionsPerCommit = c.getInt(MAX_TX_PER_COMMIT_CONFIG);
+    kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
+    Map<String, Object> kafka = new java.util.HashMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith("kafka.") && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
+        kafka.put(k.substring("kafka.".length()), v);
+      }
+    });
+    kafkaClientProps = Map.copyOf(kafka);
   }
 }

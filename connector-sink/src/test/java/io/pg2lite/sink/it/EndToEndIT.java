@@ -152,6 +152,44 @@ class EndToEndIT {
   }
 
   @Test
+  void aReplicaWhoseOffsetsWereDeletedByRetentionFailsAsTooFarBehind(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "e2e_behind")) {
+      createItem(p);
+      p.startSource();
+      Path replica = p.files.newFile("r");
+      String sink = p.startSink("r", replica);
+      p.db.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, true)");
+      p.awaitEqual(replica, PG_ROWS, LITE_ROWS);
+      p.worker.rest().delete(sink);
+      Await.until("sink deleted", Pipeline.WAIT, () -> !p.worker.rest().connectors().contains(sink));
+      for (int i = 2; i < 10; i++) {
+        p.db.execute("INSERT INTO item VALUES (" + i + ", 'more', 1, 1.00, true)");
+      }
+      Await.until("the source wrote them", Pipeline.WAIT, () -> endOffset(stack, p.topic) > 20);
+      // Retention: delete everything up to the last few records.
+      org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(p.topic, 0);
+      long end = endOffset(stack, p.topic);
+      stack.kafka().admin().deleteRecords(java.util.Map.of(tp,
+          org.apache.kafka.clients.admin.RecordsToDelete.beforeOffset(end - 2))).all().get();
+      p.worker.rest().putConnector(sink, p.sinkConfig(sink, replica));
+      ConnectorStatus failed = p.worker.rest().awaitFailed(sink, Pipeline.WAIT);
+      assertTrue(failed.failure().contains("replica too far behind, resync"), failed.failure());
+      assertEquals(List.of(List.of("1", "one", "1", "1.00", "t")), Pipeline.replica(replica, LITE_ROWS),
+          "the replica is untouched");
+    }
+  }
+
+  private static long endOffset(TestStack stack, String topic) {
+    try {
+      org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+      return stack.kafka().admin().listOffsets(java.util.Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest()))
+          .all().get().get(tp).offset();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Test
   void aPoisonRecordFailsTheTaskClearlyAndTheReplicaKeepsItsLastCommit(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "e2e_poison")) {
       createItem(p);

@@ -73,6 +73,7 @@ final class Pipeline implements AutoCloseable {
     c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
     c.put("consumer.override.isolation.level", "read_committed");
     c.put("consumer.override.fetch.max.wait.ms", "20");
+    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
     return c;
   }
 
