@@ -48,6 +48,7 @@ public final class RowWriter {
 
   /** Statements are prepared against the current schema; any DDL invalidates them. */
   void schemaChanged() throws SQLException {
+    flushBatch();
     for (PreparedStatement ps : statements.values()) {
       ps.close();
     }
@@ -56,6 +57,9 @@ public final class RowWriter {
   }
 
   void apply(DataChange change, Watermark version) throws SQLException {
+    if (!(change instanceof DataChange.Insert)) {
+      flushBatch(); // anything but another insert must see the rows inserted before it
+    }
     if (change instanceof DataChange.Insert i) {
       LiteTable t = schema.require(i.relation().table());
       upsert(t, i.row(), version);
@@ -119,11 +123,24 @@ public final class RowWriter {
 
   private final Map<String, Upsert> upserts = new HashMap<>();
 
+  /**
+   * Consecutive upserts into one table with the same columns are sent to SQLite as one JDBC
+   * batch: one native call instead of one per row. Order is kept because any other statement,
+   * and every upstream commit, first executes the pending batch ({@link #flushBatch}); a rollback
+   * discards it. A batch never spans two upstream transactions.
+   */
+  private static final int MAX_BATCH = 1000;
+  private Upsert batching;
+  private int batched;
+
   private void upsert(LiteTable t, Row row, Watermark version) throws SQLException {
     Upsert u = upserts.get(t.name);
     if (u == null || !u.columns.equals(new ArrayList<>(row.values().keySet()))) {
+      flushBatch();
       u = prepareUpsert(t, new ArrayList<>(row.values().keySet()));
       upserts.put(t.name, u);
+    } else if (batching != null && batching != u) {
+      flushBatch();
     }
     int i = 1;
     for (Value v : row.values().values()) {
@@ -131,7 +148,21 @@ public final class RowWriter {
       i++;
     }
     u.ps.setString(i, version.toString());
-    u.ps.executeUpdate();
+    u.ps.addBatch();
+    batching = u;
+    if (++batched >= MAX_BATCH) {
+      flushBatch();
+    }
+  }
+
+  /** Executes the pending batch of upserts, if any. */
+  void flushBatch() throws SQLException {
+    if (batching != null) {
+      Upsert u = batching;
+      batching = null;
+      batched = 0;
+      u.ps.executeBatch();
+    }
   }
 
   private Upsert prepareUpsert(LiteTable t, List<String> columns) throws SQLException {
@@ -287,6 +318,7 @@ public final class RowWriter {
    * the change committed, and would let a backfill overwrite newer data (ADR 0003).
    */
   void commitChanges(Watermark commit) throws SQLException {
+    flushBatch();
     for (PendingChange p : pendingChanges.values()) {
       Map<String, String> versions = new HashMap<>();
       if (p.op.equals("s")) {
@@ -318,6 +350,15 @@ public final class RowWriter {
   /** Forgets the open transaction's row operations (rollback). */
   void discardChanges() {
     pendingChanges.clear();
+    if (batching != null) {
+      try {
+        batching.ps.clearBatch();
+      } catch (SQLException ignored) {
+        // the statement is being discarded with the transaction anyway
+      }
+      batching = null;
+      batched = 0;
+    }
   }
 
   /** A canonical text of a row key: its values as a JSON array in key order. */
