@@ -85,6 +85,39 @@ class DmlApplyTest {
     }
   }
 
+  /** Batched upserts must keep stream order with deletes, updates and inserts into other tables. */
+  @Test
+  void batchedInsertsKeepStreamOrder() throws Exception {
+    io.pg2lite.protocol.message.SchemaChange.CreateTable other = new io.pg2lite.protocol.message.SchemaChange.CreateTable(
+        new io.pg2lite.protocol.schema.TableSpec("public", "other",
+            java.util.Map.of("id", io.pg2lite.protocol.schema.ColumnSpec.of(1, "int8")), List.of("id")), null, null);
+    Relation otherRel = new Relation("public", "other", RowKey.of("id"));
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      h.feed(ChangeMessages.after("0/100").begin(1).change(Tables.createItem()).change(other)
+          .insert(ITEM, item(1, "first"))
+          .delete(ITEM, Row.of("id", Value.of(1)))
+          .insert(ITEM, item(1, "second"))
+          .insert(otherRel, Row.of("id", Value.of(7)))
+          .insert(ITEM, item(2, "two"))
+          .update(ITEM, null, Row.of("id", Value.of(2), "name", Value.of("two-updated")))
+          .insert(ITEM, item(3, "three"))
+          .commit("0/200").entries());
+      assertEquals(List.of(List.of(1, "second"), List.of(2, "two-updated"), List.of(3, "three")),
+          h.query("SELECT id, name FROM item ORDER BY id"));
+      assertEquals(List.of(List.of(7)), h.query("SELECT id FROM other"));
+    }
+  }
+
+  @Test
+  void aRolledBackTransactionLeavesNoBatchedRowBehind() throws Exception {
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      h.feed(ChangeMessages.after("0/100").begin(1).change(Tables.createItem()).insert(ITEM, item(1, "kept"))
+          .commit("0/200").begin(2).insert(ITEM, item(2, "discarded")).rollback("restart")
+          .begin(2).insert(ITEM, item(3, "kept")).commit("0/300").entries());
+      assertEquals(List.of(List.of(1), List.of(3)), h.query("SELECT id FROM item ORDER BY id"));
+    }
+  }
+
   @Test
   void namesThatNeedQuotingReplicate() throws Exception {
     String evil = "a\"b; DROP TABLE x";
