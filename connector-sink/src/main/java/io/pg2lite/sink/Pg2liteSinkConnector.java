@@ -50,7 +50,10 @@ public class Pg2liteSinkConnector extends SinkConnector {
     return SinkConfig.configDef();
   }
 
-  /** Adds a check of the replica path: its directory must exist and be writable. */
+  /**
+   * Adds what only the environment can tell: the replica's directory must exist and be writable,
+   * and (with {@code kafka.bootstrap.servers}) each topic must exist with exactly one partition.
+   */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
@@ -58,13 +61,47 @@ public class Pg2liteSinkConnector extends SinkConnector {
     if (path != null && !path.isEmpty()) {
       Path dir = Path.of(path).toAbsolutePath().getParent();
       if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
-        for (ConfigValue v : config.configValues()) {
-          if (v.name().equals(SinkConfig.REPLICA_PATH_CONFIG)) {
-            v.addErrorMessage("directory " + dir + " does not exist or is not writable");
+        error(config, SinkConfig.REPLICA_PATH_CONFIG, "directory " + dir + " does not exist or is not writable");
+      }
+    }
+    String bootstrap = connectorConfigs.get(SinkConfig.KAFKA_BOOTSTRAP_CONFIG);
+    String topics = connectorConfigs.get("topics");
+    if (bootstrap != null && !bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
+      Map<String, Object> p = new java.util.HashMap<>();
+      connectorConfigs.forEach((k, v) -> {
+        if (k.startsWith("kafka.") && !k.equals(SinkConfig.KAFKA_BOOTSTRAP_CONFIG)) {
+          p.put(k.substring("kafka.".length()), v);
+        }
+      });
+      p.put("bootstrap.servers", bootstrap);
+      p.putIfAbsent("default.api.timeout.ms", "15000");
+      p.putIfAbsent("request.timeout.ms", "10000");
+      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+        for (String topic : topics.split(",")) {
+          String t = topic.trim();
+          int partitions = admin.describeTopics(List.of(t)).allTopicNames().get().get(t).partitions().size();
+          if (partitions != 1) {
+            error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions
+                + " partitions; a change log has exactly one");
           }
         }
+      } catch (java.util.concurrent.ExecutionException e) {
+        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot check topics " + topics + " at " + bootstrap + ": "
+            + e.getCause().getMessage());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot reach Kafka at " + bootstrap + ": " + e.getMessage());
       }
     }
     return config;
+  }
+
+  private static void error(Config config, String field, String message) {
+    for (ConfigValue v : config.configValues()) {
+      if (v.name().equals(field)) {
+        v.addErrorMessage(message);
+      }
+    }
   }
 }
