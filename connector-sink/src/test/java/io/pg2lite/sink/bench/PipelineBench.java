@@ -1,9 +1,8 @@
 package io.pg2lite.sink.bench;
 
-import io.pg2lite.sink.Pg2liteSinkConnector;
-import io.pg2lite.source.Pg2liteSourceConnector;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import java.lang.management.ManagementFactory;
@@ -16,7 +15,6 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
@@ -86,32 +84,12 @@ public final class PipelineBench {
   }
 
   private static void start(TestStack stack, TestDatabase db, String topic, Path replica) {
-    Map<String, String> s = new HashMap<>();
-    s.put("connector.class", Pg2liteSourceConnector.class.getName());
-    s.put("database.hostname", "localhost");
-    s.put("database.port", String.valueOf(stack.postgres().port()));
-    s.put("database.dbname", db.name());
-    s.put("database.user", stack.postgres().user());
-    s.put("database.password", stack.postgres().password());
-    s.put("database.sslmode", "disable");
-    s.put("slot.name", "bench_slot");
-    s.put("publication.name", "bench_pub");
-    s.put("topic", topic);
-    s.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    s.put("exactly.once.support", "required");
-    s.put("transaction.boundary", "connector");
-    s.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-    // Latency tuning (docs/performance.md): Debezium's queue poll interval, and the sink's fetch wait below.
+    Map<String, String> s = ConnectorConfigs.source(stack, "bench-source", db.name(), "bench", topic);
+    // Latency tuning (docs/performance.md): Debezium's queue poll interval, and the sink's fetch wait.
     s.put("debezium.poll.interval.ms", System.getProperty("pg2lite.bench.pollMs", "5"));
     stack.connect().rest().putConnector("bench-source", s);
     stack.connect().rest().awaitRunning("bench-source", Duration.ofSeconds(90));
-    Map<String, String> k = new HashMap<>();
-    k.put("connector.class", Pg2liteSinkConnector.class.getName());
-    k.put("topics", topic);
-    k.put("replica.path", replica.toString());
-    k.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    k.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-    k.put("consumer.override.isolation.level", "read_committed");
+    Map<String, String> k = ConnectorConfigs.sink(stack, "bench-sink", topic, replica);
     k.put("consumer.override.fetch.max.wait.ms", System.getProperty("pg2lite.bench.fetchWaitMs", "5"));
     stack.connect().rest().putConnector("bench-sink", k);
     stack.connect().rest().awaitRunning("bench-sink", Duration.ofSeconds(90));

@@ -1,10 +1,9 @@
 package io.pg2lite.sink.it;
 
-import io.pg2lite.sink.Pg2liteSinkConnector;
-import io.pg2lite.source.Pg2liteSourceConnector;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import java.nio.file.Path;
@@ -15,7 +14,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -41,22 +39,7 @@ final class Pipeline implements AutoCloseable {
   }
 
   void startSource() {
-    Map<String, String> c = new HashMap<>();
-    c.put("name", name + "-source");
-    c.put("connector.class", Pg2liteSourceConnector.class.getName());
-    c.put("database.hostname", "localhost");
-    c.put("database.port", String.valueOf(stack.postgres().port()));
-    c.put("database.dbname", db.name());
-    c.put("database.user", stack.postgres().user());
-    c.put("database.password", stack.postgres().password());
-    c.put("database.sslmode", "disable");
-    c.put("slot.name", name + "_slot");
-    c.put("publication.name", name + "_pub");
-    c.put("topic", topic);
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    c.put("exactly.once.support", "required");
-    c.put("transaction.boundary", "connector");
-    c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    Map<String, String> c = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
     c.put("heartbeat.interval.ms", "1000");
     worker.rest().putConnector(name + "-source", c);
     worker.rest().awaitRunning(name + "-source", WAIT);
@@ -64,17 +47,7 @@ final class Pipeline implements AutoCloseable {
   }
 
   Map<String, String> sinkConfig(String sink, Path replica) {
-    Map<String, String> c = new HashMap<>();
-    c.put("name", sink);
-    c.put("connector.class", Pg2liteSinkConnector.class.getName());
-    c.put("topics", topic);
-    c.put("replica.path", replica.toString());
-    c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-    c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-    c.put("consumer.override.isolation.level", "read_committed");
-    c.put("consumer.override.fetch.max.wait.ms", "20");
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    return c;
+    return ConnectorConfigs.sink(stack, sink, topic, replica);
   }
 
   /** Starts a sink connector writing {@code replica}; returns its name. */

@@ -3,9 +3,9 @@ package io.pg2lite.source.bench;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
-import io.pg2lite.source.Pg2liteSourceConnector;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -15,7 +15,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 
@@ -117,22 +116,10 @@ public final class SourceBench {
   }
 
   private static Map<String, String> config(TestStack stack, TestDatabase db, String name, String topic) {
-    Map<String, String> c = new HashMap<>();
-    c.put("name", name);
-    c.put("connector.class", Pg2liteSourceConnector.class.getName());
-    c.put("database.hostname", "localhost");
-    c.put("database.port", String.valueOf(stack.postgres().port()));
-    c.put("database.dbname", db.name());
-    c.put("database.user", stack.postgres().user());
-    c.put("database.password", stack.postgres().password());
-    c.put("database.sslmode", "disable");
-    c.put("slot.name", name + "_slot");
-    c.put("publication.name", name + "_pub");
-    c.put("topic", topic);
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    if (Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"))) {
-      c.put("exactly.once.support", "required");
-      c.put("transaction.boundary", "connector");
+    Map<String, String> c = ConnectorConfigs.source(stack, name, db.name(), name, topic);
+    if (!Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"))) {
+      c.remove("exactly.once.support");
+      c.remove("transaction.boundary");
     }
     c.put("producer.override.linger.ms", "5");
     c.put("producer.override.batch.size", "262144");

@@ -2,14 +2,13 @@ package io.pg2lite.source.it;
 
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
-import io.pg2lite.source.Pg2liteSourceConnector;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -41,24 +40,7 @@ final class SourceFixture implements AutoCloseable {
   }
 
   Map<String, String> config() {
-    Map<String, String> c = new HashMap<>();
-    c.put("name", name);
-    c.put("connector.class", Pg2liteSourceConnector.class.getName());
-    c.put("tasks.max", "1");
-    c.put("database.hostname", "localhost");
-    c.put("database.port", String.valueOf(stack.postgres().port()));
-    c.put("database.dbname", db.name());
-    c.put("database.user", stack.postgres().user());
-    c.put("database.password", stack.postgres().password());
-    c.put("database.sslmode", "disable");
-    c.put("slot.name", name + "_slot");
-    c.put("publication.name", name + "_pub");
-    c.put("topic", topic);
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-    c.put("exactly.once.support", "required");
-    c.put("transaction.boundary", "connector");
-    c.put("value.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
-    c.put("key.converter", "org.apache.kafka.connect.converters.ByteArrayConverter");
+    Map<String, String> c = ConnectorConfigs.source(stack, name, db.name(), name, topic);
     c.put("heartbeat.interval.ms", "1000");
     return c;
   }

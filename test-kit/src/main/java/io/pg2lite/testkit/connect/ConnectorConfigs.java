@@ -1,0 +1,61 @@
+package io.pg2lite.testkit.connect;
+
+import io.pg2lite.testkit.TestStack;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Connector configs for tests and benches on the test stack, in one place so fixtures and bench
+ * commands cannot drift apart. Class names are strings: the test kit does not depend on the
+ * connectors.
+ */
+public final class ConnectorConfigs {
+  public static final String SOURCE_CLASS = "io.pg2lite.source.Pg2liteSourceConnector";
+  public static final String SINK_CLASS = "io.pg2lite.sink.Pg2liteSinkConnector";
+  private static final String BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter";
+
+  private ConnectorConfigs() {}
+
+  /**
+   * An exactly-once source on database {@code database} of the stack's Postgres, with slot
+   * {@code <prefix>_slot} and publication {@code <prefix>_pub}, writing {@code topic}.
+   */
+  public static Map<String, String> source(TestStack stack, String name, String database, String prefix,
+      String topic) {
+    Map<String, String> c = new HashMap<>();
+    c.put("name", name);
+    c.put("connector.class", SOURCE_CLASS);
+    c.put("tasks.max", "1");
+    c.put("database.hostname", "localhost");
+    c.put("database.port", String.valueOf(stack.postgres().port()));
+    c.put("database.dbname", database);
+    c.put("database.user", stack.postgres().user());
+    c.put("database.password", stack.postgres().password());
+    c.put("database.sslmode", "disable");
+    c.put("slot.name", prefix + "_slot");
+    c.put("publication.name", prefix + "_pub");
+    c.put("topic", topic);
+    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    c.put("exactly.once.support", "required");
+    c.put("transaction.boundary", "connector");
+    c.put("value.converter", BYTES);
+    c.put("key.converter", BYTES);
+    return c;
+  }
+
+  /** A sink replaying {@code topic} into {@code replica}, reading committed records only. */
+  public static Map<String, String> sink(TestStack stack, String name, String topic, Path replica) {
+    Map<String, String> c = new HashMap<>();
+    c.put("name", name);
+    c.put("connector.class", SINK_CLASS);
+    c.put("topics", topic);
+    c.put("replica.path", replica.toString());
+    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    c.put("value.converter", BYTES);
+    c.put("key.converter", BYTES);
+    c.put("consumer.override.isolation.level", "read_committed");
+    c.put("consumer.override.fetch.max.wait.ms", "5");
+    return c;
+  }
+}
