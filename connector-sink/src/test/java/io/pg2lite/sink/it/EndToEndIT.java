@@ -108,6 +108,30 @@ class EndToEndIT {
     }
   }
 
+  /** A new replica made by copying a live one (SQLite backup API) catches up from the copy's own offset. */
+  @Test
+  void aReplicaCopiedWithTheBackupApiCatchesUpFromItsOwnOffset(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "e2e_copy")) {
+      createItem(p);
+      p.startSource();
+      Path original = p.files.newFile("original");
+      p.startSink("original", original);
+      randomWorkload(p, new Random(4), 50);
+      p.awaitEqual(original, PG_ROWS, LITE_ROWS);
+      Path copy = p.files.newFile("copy");
+      try (Connection c = SqliteFiles.open(original); Statement s = c.createStatement()) {
+        s.executeUpdate("backup to " + copy);
+      }
+      List<List<String>> copiedState = Pipeline.replica(copy, "SELECT kafka_offset FROM \"_pg2lite.state\"");
+      randomWorkload(p, new Random(5), 50); // the log moves on after the copy
+      p.startSink("copy", copy);
+      p.awaitEqual(copy, PG_ROWS, LITE_ROWS);
+      assertEquals(Pipeline.replica(original, LITE_ROWS), Pipeline.replica(copy, LITE_ROWS));
+      assertTrue(Long.parseLong(Pipeline.replica(copy, "SELECT kafka_offset FROM \"_pg2lite.state\"").get(0).get(0))
+          > Long.parseLong(copiedState.get(0).get(0)), "the copy applied only what came after its own offset");
+    }
+  }
+
   @Test
   void readersNeverSeeAPartialTransaction(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "e2e_readers")) {
