@@ -46,7 +46,7 @@ public class Pg2liteSinkTask extends SinkTask {
     try {
       replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
       applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
-      metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"));
+      metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
     } catch (SQLException e) {
       throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
     }
@@ -69,6 +69,27 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
+  /** The change log's end offset, for the lag metric; -1 when it cannot be read. */
+  private long logEnd() {
+    ReplicaState s = applier.committed();
+    if (config.kafkaBootstrapServers.isEmpty() || s.isEmpty()) {
+      return -1;
+    }
+    TopicPartition tp = new TopicPartition(s.topic(), s.partition());
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(adminProps())) {
+      return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
+          .get(10, java.util.concurrent.TimeUnit.SECONDS).get(tp).offset();
+    } catch (Exception e) {
+      return -1;
+    }
+  }
+
+  private Map<String, Object> adminProps() {
+    Map<String, Object> p = new HashMap<>(config.kafkaClientProps);
+    p.put("bootstrap.servers", config.kafkaBootstrapServers);
+    return p;
+  }
+
   /**
    * Fails when the next offset the replica needs is gone from the topic (retention deleted it):
    * a consumer would jump to the log start and the replica would silently miss transactions.
@@ -77,10 +98,8 @@ public class Pg2liteSinkTask extends SinkTask {
     if (config.kafkaBootstrapServers.isEmpty()) {
       return;
     }
-    Map<String, Object> p = new HashMap<>(config.kafkaClientProps);
-    p.put("bootstrap.servers", config.kafkaBootstrapServers);
     long logStart;
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(adminProps())) {
       logStart = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest())).all().get()
           .get(tp).offset();
     } catch (java.util.concurrent.ExecutionException e) {

@@ -26,14 +26,20 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   private long windowTx;
   private long windowRecords;
 
-  private SinkMetrics(ObjectName name) {
+  private final java.util.function.LongSupplier logEnd;
+  private volatile long lagRecords = -1;
+  private volatile long lagReadAt;
+
+  private SinkMetrics(ObjectName name, java.util.function.LongSupplier logEnd) {
     this.name = name;
+    this.logEnd = logEnd;
   }
 
-  public static SinkMetrics register(String connector) {
+  /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */
+  public static SinkMetrics register(String connector, java.util.function.LongSupplier logEnd) {
     try {
       ObjectName name = new ObjectName("io.pg2lite:type=sink,connector=" + ObjectName.quote(connector));
-      SinkMetrics m = new SinkMetrics(name);
+      SinkMetrics m = new SinkMetrics(name, logEnd);
       MBeanServer server = ManagementFactory.getPlatformMBeanServer();
       try {
         server.registerMBean(m, name);
@@ -43,7 +49,7 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
       }
       return m;
     } catch (JMException e) {
-      return new SinkMetrics(null);
+      return new SinkMetrics(null, logEnd);
     }
   }
 
@@ -85,6 +91,17 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   @Override
   public long getMillisBehindSource() {
     return millisBehind;
+  }
+
+  @Override
+  public long getLagRecords() {
+    long now = System.nanoTime();
+    if (lagReadAt == 0 || now - lagReadAt > 5_000_000_000L) {
+      lagReadAt = now;
+      long end = logEnd.getAsLong();
+      lagRecords = end < 0 ? -1 : Math.max(0, end - (offset + 1));
+    }
+    return lagRecords;
   }
 
   @Override

@@ -11,6 +11,13 @@ public interface SinkMetricsMBean {
   /** Milliseconds between that transaction's upstream commit and its commit to the replica; -1 before any. */
   long getMillisBehindSource();
 
+  /**
+   * Records between the replica's position and the end of the change log (approximate: Kafka
+   * transaction markers take offsets too); read when asked, at most every 5 s; -1 when unknown
+   * (no {@code kafka.bootstrap.servers}, or the broker cannot be asked).
+   */
+  long getLagRecords();
+
   long getTransactionsTotal();
 
   long getRecordsTotal();
