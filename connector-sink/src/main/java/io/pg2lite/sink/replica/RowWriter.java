@@ -32,21 +32,35 @@ public final class RowWriter {
   private final Connection c;
   private final ReplicaSchema schema;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
-  /**
-   * Row operations of the open upstream transaction on tables with hidden columns, recorded at
-   * commit with the commit watermark (see {@link #commitChanges}). Keyed by table and row key;
-   * value: op and the hidden columns written.
-   */
-  private final Map<List<String>, PendingChange> pendingChanges = new java.util.LinkedHashMap<>();
-
-  private record PendingChange(String table, String rowKey, String op, java.util.Set<String> columns) {}
+  private final RowChangeLog changeLog;
 
   RowWriter(Connection c, ReplicaSchema schema) {
     this.c = c;
     this.schema = schema;
+    this.changeLog = new RowChangeLog(this::statement);
   }
 
   /** Statements are prepared against the current schema; any DDL invalidates them. */
+  /** At an upstream commit: runs pending inserts, then records row operations at {@code commit}. */
+  void commitChanges(Watermark commit) throws SQLException {
+    flushBatch();
+    changeLog.commit(commit);
+  }
+
+  /** At a rollback: forgets pending inserts and row operations. */
+  void discardChanges() {
+    changeLog.discard();
+    if (batching != null) {
+      try {
+        batching.ps.clearBatch();
+      } catch (SQLException ignored) {
+        // the statement is being discarded with the transaction anyway
+      }
+      batching = null;
+      batched = 0;
+    }
+  }
+
   void schemaChanged() throws SQLException {
     flushBatch();
     for (PreparedStatement ps : statements.values()) {
@@ -63,7 +77,7 @@ public final class RowWriter {
     if (change instanceof DataChange.Insert i) {
       LiteTable t = schema.require(i.relation().table());
       upsert(t, i.row(), version);
-      logSet(t, keyOf(t, i.relation(), i.row()), i.row(), version);
+      changeLog.set(t, keyOf(t, i.relation(), i.row()), i.row(), version);
     } else if (change instanceof DataChange.Update u) {
       update(u, version);
     } else if (change instanceof DataChange.Delete d) {
@@ -72,18 +86,14 @@ public final class RowWriter {
       PreparedStatement ps = statement("DELETE FROM " + SqlNames.quote(t.name) + " WHERE " + where(key));
       bindKey(ps, 1, t, key);
       ps.executeUpdate();
-      logDelete(t, key, version);
+      changeLog.delete(t, key, version);
     } else if (change instanceof DataChange.Truncate tr) {
       for (Relation r : tr.relations()) {
         LiteTable t = schema.require(r.table());
         try (Statement s = c.createStatement()) {
           s.execute("DELETE FROM " + SqlNames.quote(t.name));
         }
-        try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + SqlNames.quote(ReplicaFile.CHANGES)
-            + " WHERE table_name = ?")) {
-          ps.setString(1, t.name);
-          ps.executeUpdate();
-        }
+        changeLog.forgetTable(t);
       }
     } else if (change instanceof DataChange.Backfill b) {
       backfill(b);
@@ -113,9 +123,9 @@ public final class RowWriter {
       upsert(t, u.row(), version); // a row the replica never saw (resumptive replication)
     }
     if (!oldKey.equals(newKey)) {
-      logDelete(t, oldKey, version);
+      changeLog.delete(t, oldKey, version);
     }
-    logSet(t, newKey, u.row(), version);
+    changeLog.set(t, newKey, u.row(), version);
   }
 
   /** The last upsert prepared per table, reused while rows come with the same columns (the common case). */
@@ -199,18 +209,18 @@ public final class RowWriter {
         kb.put(keyCols.get(k), values.get(k));
       }
       Row key = kb.build();
-      LastChange last = lastChange(t, key);
-      if (last != null && last.op.equals("d") && last.version.compareTo(snapshot) > 0) {
+      RowChangeLog.LastChange last = changeLog.last(t, key);
+      if (last != null && last.op().equals("d") && last.version().compareTo(snapshot) > 0) {
         continue; // deleted after the snapshot: never resurrect it
       }
       List<Integer> updates = new ArrayList<>();
       for (int k = keyCols.size(); k < cols.size(); k++) {
-        String v = last == null || !last.op.equals("s") ? null : last.columnVersions.get(cols.get(k));
+        String v = last == null || !last.op().equals("s") ? null : last.columnVersions().get(cols.get(k));
         if (v == null || v.compareTo(snapshot) <= 0) {
           updates.add(k);
         }
       }
-      if (updates.isEmpty() && last != null && last.op.equals("s")) {
+      if (updates.isEmpty() && last != null && last.op().equals("s")) {
         continue; // every column was written by a newer change
       }
       StringBuilder sql = new StringBuilder("INSERT INTO ").append(SqlNames.quote(t.name)).append(" (");
@@ -270,103 +280,12 @@ public final class RowWriter {
     }
   }
 
-  private record LastChange(String op, String version, Map<String, String> columnVersions) {}
-
-  private LastChange lastChange(LiteTable t, Row key) throws SQLException {
-    PreparedStatement ps = statement("SELECT op, state_version, column_versions FROM "
-        + SqlNames.quote(ReplicaFile.CHANGES) + " WHERE table_name = ? AND row_key = ?");
-    ps.setString(1, t.name);
-    ps.setString(2, rowKeyText(key));
-    try (ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return null;
-      }
-      return new LastChange(rs.getString(1), rs.getString(2), ColumnVersions.parse(rs.getString(3)));
-    }
-  }
-
-  /** Records a set while the table has hidden columns; written at commit for the merge rule. */
-  private void logSet(LiteTable t, Row key, Row row, Watermark version) {
-    if (t.hidden.isEmpty()) {
-      return;
-    }
-    String rowKey = rowKeyText(key);
-    PendingChange before = pendingChanges.get(List.of(t.name, rowKey));
-    java.util.Set<String> cols = new java.util.HashSet<>();
-    if (before != null && before.op.equals("s")) {
-      cols.addAll(before.columns);
-    }
-    for (String col : t.hidden.keySet()) {
-      if (row.contains(col)) {
-        cols.add(col);
-      }
-    }
-    pendingChanges.put(List.of(t.name, rowKey), new PendingChange(t.name, rowKey, "s", cols));
-  }
-
-  private void logDelete(LiteTable t, Row key, Watermark version) {
-    if (!t.hidden.isEmpty()) {
-      String rowKey = rowKeyText(key);
-      pendingChanges.put(List.of(t.name, rowKey), new PendingChange(t.name, rowKey, "d", java.util.Set.of()));
-    }
-  }
-
-  /**
-   * Writes the open transaction's row operations with its commit watermark. The merge rule must
-   * compare a change's commit position with the backfill snapshot: data records carry the
-   * pre-commit watermark (previous commit + 1), which can lie at or below a snapshot taken before
-   * the change committed, and would let a backfill overwrite newer data (ADR 0003).
-   */
-  void commitChanges(Watermark commit) throws SQLException {
-    flushBatch();
-    for (PendingChange p : pendingChanges.values()) {
-      Map<String, String> versions = new HashMap<>();
-      if (p.op.equals("s")) {
-        PreparedStatement q = statement("SELECT op, column_versions FROM " + SqlNames.quote(ReplicaFile.CHANGES)
-            + " WHERE table_name = ? AND row_key = ?");
-        q.setString(1, p.table);
-        q.setString(2, p.rowKey);
-        try (ResultSet rs = q.executeQuery()) {
-          if (rs.next() && "s".equals(rs.getString(1))) {
-            versions.putAll(ColumnVersions.parse(rs.getString(2)));
-          }
-        }
-        for (String col : p.columns) {
-          versions.put(col, commit.toString());
-        }
-      }
-      PreparedStatement ps = statement("INSERT OR REPLACE INTO " + SqlNames.quote(ReplicaFile.CHANGES)
-          + " (table_name, row_key, op, state_version, column_versions) VALUES (?, ?, ?, ?, ?)");
-      ps.setString(1, p.table);
-      ps.setString(2, p.rowKey);
-      ps.setString(3, p.op);
-      ps.setString(4, commit.toString());
-      ps.setString(5, ColumnVersions.format(versions));
-      ps.executeUpdate();
-    }
-    pendingChanges.clear();
-  }
-
-  /** Forgets the open transaction's row operations (rollback). */
-  void discardChanges() {
-    pendingChanges.clear();
-    if (batching != null) {
-      try {
-        batching.ps.clearBatch();
-      } catch (SQLException ignored) {
-        // the statement is being discarded with the transaction anyway
-      }
-      batching = null;
-      batched = 0;
-    }
-  }
-
   /** A canonical text of a row key: its values as a JSON array in key order. */
-  private static String rowKeyText(Row key) {
+  static String rowKeyText(Row key) {
     return LiteValues.arrayJson(new Value.Array(new ArrayList<>(key.values().values())));
   }
 
-  private PreparedStatement statement(String sql) throws SQLException {
+  PreparedStatement statement(String sql) throws SQLException {
     PreparedStatement ps = statements.get(sql);
     if (ps == null) {
       ps = c.prepareStatement(sql);
