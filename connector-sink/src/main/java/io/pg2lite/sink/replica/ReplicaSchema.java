@@ -32,9 +32,11 @@ public final class ReplicaSchema {
 
   private final Connection c;
   private final Map<String, LiteTable> tables = new HashMap<>();
+  private final SqliteCatalog catalog;
 
   ReplicaSchema(Connection c) throws SQLException {
     this.c = c;
+    this.catalog = new SqliteCatalog(c);
     load();
   }
 
@@ -260,11 +262,11 @@ public final class ReplicaSchema {
    * and the indexes on the column are re-created on it.
    */
   private void updateColumn(LiteTable t, String oldName, String newName, ColumnSpec spec) throws SQLException {
-    String oldDeclared = declaredType(t.name, oldName);
+    String oldDeclared = catalog.declaredType(t.name, oldName);
     String target = oldName;
     if (!LiteTypes.declared(spec).equals(oldDeclared)) {
-      List<String> indexSql = indexesOn(t.name, oldName);
-      for (String idx : indexNamesOn(t.name, oldName)) {
+      List<String> indexSql = catalog.indexesOn(t.name, oldName);
+      for (String idx : catalog.indexNamesOn(t.name, oldName)) {
         exec("DROP INDEX " + SqlNames.quote(idx));
       }
       String tmp = "tmp." + newName;
@@ -301,7 +303,7 @@ public final class ReplicaSchema {
   }
 
   private void dropColumn(LiteTable t, String column) throws SQLException {
-    for (String idx : indexNamesOn(t.name, column)) {
+    for (String idx : catalog.indexNamesOn(t.name, column)) {
       exec("DROP INDEX " + SqlNames.quote(idx));
     }
     exec("ALTER TABLE " + SqlNames.quote(t.name) + " DROP COLUMN " + SqlNames.quote(column));
@@ -336,49 +338,6 @@ public final class ReplicaSchema {
     }
     exec("CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX " + SqlNames.quote(SqlNames.table(spec.schema(),
         spec.name())) + " ON " + SqlNames.quote(table) + " (" + cols + ")");
-  }
-
-  private String declaredType(String table, String column) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT type FROM pragma_table_info(?) WHERE name = ?")) {
-      ps.setString(1, table);
-      ps.setString(2, column);
-      try (ResultSet rs = ps.executeQuery()) {
-        if (!rs.next()) {
-          throw new IllegalArgumentException("table \"" + table + "\" has no column \"" + column + "\"");
-        }
-        return rs.getString(1);
-      }
-    }
-  }
-
-  private List<String> indexNamesOn(String table, String column) throws SQLException {
-    List<String> out = new ArrayList<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT il.name FROM pragma_index_list(?) il, "
-        + "pragma_index_info(il.name) ii WHERE ii.name = ?")) {
-      ps.setString(1, table);
-      ps.setString(2, column);
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          out.add(rs.getString(1));
-        }
-      }
-    }
-    return out;
-  }
-
-  private List<String> indexesOn(String table, String column) throws SQLException {
-    List<String> out = new ArrayList<>();
-    for (String idx : indexNamesOn(table, column)) {
-      try (PreparedStatement ps = c.prepareStatement("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?")) {
-        ps.setString(1, idx);
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next() && rs.getString(1) != null) {
-            out.add(rs.getString(1));
-          }
-        }
-      }
-    }
-    return out;
   }
 
   private static List<String> concat(List<String> a, List<String> b) {
