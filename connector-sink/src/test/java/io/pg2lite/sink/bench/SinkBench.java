@@ -56,6 +56,14 @@ public final class SinkBench {
 
   public static void main(String[] args) throws Exception {
     Path work = Files.createTempDirectory("pg2lite-sink-bench");
+    if (List.of(args).contains("apply-only")) {
+      // No broker, no consumer: pre-encoded records straight into put(), to separate the sink's
+      // own cost (decode + apply + SQLite) from consuming Kafka on the same cores.
+      System.out.printf("%-28s %9s %9s %9s %9s%n", "apply only", "rows", "txs", "rows/s", "txs/s");
+      applyOnly(work, "1M rows, 500-row txs", 2000, 500);
+      applyOnly(work, "100k 1-row txs", 100_000, 1);
+      return;
+    }
     try (TestStack stack = TestStack.create()) {
       String bootstrap = stack.kafka().bootstrapServers();
       System.out.printf("%-28s %9s %9s %9s %9s %10s %10s%n", "workload", "rows", "txs", "rows/s", "txs/s",
@@ -107,6 +115,70 @@ public final class SinkBench {
     if (seen == 0) {
       throw new IllegalStateException("nothing read");
     }
+  }
+
+  /**
+   * Encodes one batch of 500 records at a time and times only {@code put()}: holding the whole
+   * workload in memory would make the GC, not the sink, the thing measured.
+   */
+  private static void applyOnly(Path work, String name, int txs, int rowsPerTx) throws Exception {
+    ChangeLogCodec codec = new ChangeLogCodec();
+    Pg2liteSinkTask task = new Pg2liteSinkTask();
+    task.initialize(new NoContext());
+    task.start(Map.of("replica.path", work.resolve("apply-only-" + txs + ".db").toString()));
+    long offset = 0;
+    long rows = 0;
+    long nanos = 0;
+    List<SinkRecord> batch = new ArrayList<>(500);
+    for (int t = -1; t < txs; t++) {
+      for (ChangeLogEntry e : transaction(t, rowsPerTx)) {
+        ConnectHeaders headers = new ConnectHeaders();
+        headers.addString(ChangeLogHeaders.REPLICA_VERSION, "01");
+        batch.add(new SinkRecord("log", 0, null, null, Schema.BYTES_SCHEMA, codec.encode(e), offset++, null, null,
+            headers));
+        rows += e.message() instanceof io.pg2lite.protocol.message.DataChange.Insert ? 1 : 0;
+        if (batch.size() == 500) {
+          long t0 = System.nanoTime();
+          task.put(batch);
+          nanos += System.nanoTime() - t0;
+          batch = new ArrayList<>(500);
+        }
+      }
+    }
+    long t0 = System.nanoTime();
+    task.put(batch);
+    nanos += System.nanoTime() - t0;
+    task.stop();
+    double seconds = nanos / 1e9;
+    System.out.printf("%-28s %9d %9d %9.0f %9.0f%n", name, rows, txs, rows / seconds, txs / seconds);
+  }
+
+  /**
+   * Transaction {@code t} of the workload, made when needed: -1 creates the table, t >= 0 inserts
+   * rows t * rowsPerTx + 1 ... Commit LSNs advance by 0x100 per transaction.
+   */
+  private static List<ChangeLogEntry> transaction(int t, int rowsPerTx) {
+    long lsn = 0x1000 + 0x100L * (t + 1);
+    if (t < 0) {
+      Map<String, ColumnSpec> cols = new LinkedHashMap<>();
+      cols.put("id", ColumnSpec.of(1, "int8"));
+      cols.put("name", ColumnSpec.of(2, "text"));
+      cols.put("price", ColumnSpec.of(3, "numeric"));
+      cols.put("qty", ColumnSpec.of(4, "int4"));
+      cols.put("updated", ColumnSpec.of(5, "timestamptz"));
+      return ChangeMessages.after(new Lsn(lsn).toString()).begin(1)
+          .change(new SchemaChange.CreateTable(new TableSpec("public", "item", cols, List.of("id")),
+              new TableMetadata(2200, 1, Map.of("id", 1)), null))
+          .commit(new Lsn(lsn + 0x100).toString()).entries();
+    }
+    ChangeMessages tx = ChangeMessages.after(new Lsn(lsn).toString()).begin(t + 2);
+    for (int r = 0; r < rowsPerTx; r++) {
+      long id = (long) t * rowsPerTx + r + 1;
+      tx.insert(ITEM, Row.of("id", Value.of(id), "name", Value.of("item " + id), "price",
+          Value.of((id % 1000) + ".25"), "qty", Value.of(id % 100), "updated",
+          Value.of("2026-11-29T10:00:00.123456Z")));
+    }
+    return tx.commit(new Lsn(lsn + 0x100).toString()).entries();
   }
 
   /** Writes the workload in the source's format: one create-table transaction, then the transactions. */
