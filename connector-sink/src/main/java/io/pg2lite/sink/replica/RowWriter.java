@@ -77,7 +77,11 @@ public final class RowWriter {
     if (change instanceof DataChange.Insert i) {
       LiteTable t = schema.require(i.relation().table());
       upsert(t, i.row(), version);
-      changeLog.set(t, keyOf(t, i.relation(), i.row()), i.row(), version);
+      // A table without a row key takes inserts only (Postgres refuses its updates and deletes
+      // when published); its inserts need no key and no change-log entry.
+      if (!t.hidden.isEmpty() && !(t.rowKey.isEmpty() && i.relation().rowKey().columns().isEmpty())) {
+        changeLog.set(t, keyOf(t, i.relation(), i.row()), i.row(), version);
+      }
     } else if (change instanceof DataChange.Update u) {
       update(u, version);
     } else if (change instanceof DataChange.Delete d) {

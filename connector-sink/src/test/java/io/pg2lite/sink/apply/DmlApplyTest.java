@@ -118,6 +118,26 @@ class DmlApplyTest {
     }
   }
 
+  /** A table without a key (published for inserts only) takes inserts; an update of it fails clearly. */
+  @Test
+  void aKeylessTableTakesInserts() throws Exception {
+    java.util.Map<String, io.pg2lite.protocol.schema.ColumnSpec> cols = new java.util.LinkedHashMap<>();
+    cols.put("msg", io.pg2lite.protocol.schema.ColumnSpec.of(1, "text"));
+    Relation events = new Relation("public", "events", new RowKey(List.of(), ReplicaIdentity.DEFAULT));
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      h.feed(ChangeMessages.after("0/100").begin(1)
+          .change(new io.pg2lite.protocol.message.SchemaChange.CreateTable(
+              new io.pg2lite.protocol.schema.TableSpec("public", "events", cols, null), null, null))
+          .insert(events, Row.of("msg", Value.of("a"))).insert(events, Row.of("msg", Value.of("a")))
+          .commit("0/200").entries());
+      assertEquals(List.of(List.of("a"), List.of("a")), h.query("SELECT msg FROM events"), "duplicates are rows too");
+      ApplyException e = org.junit.jupiter.api.Assertions.assertThrows(ApplyException.class,
+          () -> h.feed(ChangeMessages.after("0/200").begin(2).update(events, null, Row.of("msg", Value.of("b")))
+              .commit("0/300").entries()));
+      org.junit.jupiter.api.Assertions.assertTrue(e.getMessage().contains("no row key"), e.getMessage());
+    }
+  }
+
   @Test
   void namesThatNeedQuotingReplicate() throws Exception {
     String evil = "a\"b; DROP TABLE x";
