@@ -62,10 +62,10 @@ public class Pg2liteSourceTask extends SourceTask {
     pending = state.pending();
     records = new ChangeLogRecords(partition, config.topic, config.heartbeatTopic);
     transactions = context.transactionContext();
-    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, DebeziumReplicationStream.batchSize(config),
-        System::nanoTime);
     metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
-    stream = new DebeziumReplicationStream(config, context, partition);
+    DebeziumReplicationStream debezium = new DebeziumReplicationStream(config, context, partition);
+    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, debezium.batchSize(), System::nanoTime);
+    stream = debezium;
     stream.start();
   }
 

@@ -39,8 +39,8 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   }
 
   /** The largest batch one poll returns: a smaller one means the stream has caught up. */
-  public static int batchSize(SourceConfig config) {
-    return Integer.parseInt(DebeziumProperties.of(config, "x").get("max.batch.size"));
+  public int batchSize() {
+    return Integer.parseInt(properties.get("max.batch.size"));
   }
 
   @Override
