@@ -17,16 +17,27 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.StringDeserializer;
 
 /**
  * Postgres → source → Kafka → sink → replica, end to end on the in-process stack (Postgres,
  * broker and one Connect worker running both connectors, exactly-once source):
  * {@code mvn -B -q -pl connector-sink exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.pg2lite.sink.bench.PipelineBench}. Throughput: from the workload's first
- * statement to the replica holding its last row. Latency: 50 single-row transactions 100 ms apart,
+ * statement to the replica holding its last row. Latency: 50 single-row transactions 100 ms apart (after 20 uncounted),
  * commit returned in Postgres → row visible to a separate reader of the replica (polled every ms).
- * CPU: this JVM's (broker, worker, both connectors), not Postgres'.
+ * CPU: this JVM's (broker, worker, both connectors), not Postgres'. Arguments {@code throughput} and/or
+ * {@code latency} pick the workloads (default: both).
  */
 public final class PipelineBench {
   public static void main(String[] args) throws Exception {
@@ -40,6 +51,19 @@ public final class PipelineBench {
       start(stack, db, topic, replica);
       System.out.printf("%-36s %10s %10s %12s%n", "workload", "rows", "rows/s", "CPU µs/row");
 
+      boolean throughput = args.length == 0 || List.of(args).contains("throughput");
+      boolean latency = args.length == 0 || List.of(args).contains("latency");
+      if (throughput) {
+        throughputWorkloads(db, replica);
+      }
+      if (latency) {
+        latencyWorkload(db, replica, stack.kafka().bootstrapServers(), topic);
+      }
+    }
+  }
+
+  private static void throughputWorkloads(TestDatabase db, Path replica) throws Exception {
+    {
       long cpu0 = cpu();
       long t0 = System.nanoTime();
       for (int t = 0; t < 100; t++) {
@@ -63,23 +87,73 @@ public final class PipelineBench {
       }
       awaitReplica(replica, "SELECT count(*) FROM item WHERE qty >= 1000", "100000");
       report("100k single-row updates, txs of 1,000", 100_000, t0, cpu0);
+    }
+  }
 
+  /**
+   * Besides commit → replica, a read_committed consumer in its own thread notes when each row's
+   * record becomes readable in Kafka, which splits the latency into the source's part (Postgres →
+   * Debezium → Kafka transaction committed) and the sink's (fetch → apply → SQLite commit).
+   */
+  private static void latencyWorkload(TestDatabase db, Path replica, String bootstrap, String topic) throws Exception {
+    Map<Long, Long> seenInKafka = new ConcurrentHashMap<>();
+    AtomicBoolean stop = new AtomicBoolean();
+    Thread watcher = new Thread(() -> watchTopic(bootstrap, topic, seenInKafka, stop), "latency-watcher");
+    watcher.start();
+    List<Double> toKafka = new ArrayList<>();
+    try {
       List<Double> latencies = new ArrayList<>();
       try (Connection reader = SqliteFiles.open(replica)) {
-        for (int i = 0; i < 50; i++) {
+        for (int i = -20; i < 50; i++) { // the first 20 warm the path up and are not counted
           long id = 1_000_000 + i;
           db.execute("INSERT INTO item VALUES (" + id + ", 'latency', 0, 0)");
           long committed = System.nanoTime();
           while (!present(reader, id)) {
             LockSupport.parkNanos(1_000_000);
           }
-          latencies.add((System.nanoTime() - committed) / 1e6);
+          if (i >= 0) {
+            latencies.add((System.nanoTime() - committed) / 1e6);
+            Long kafka = seenInKafka.get(id);
+            if (kafka != null) {
+              toKafka.add((kafka - committed) / 1e6);
+            }
+          }
           LockSupport.parkNanos(100_000_000);
         }
       }
       Collections.sort(latencies);
       System.out.printf("commit -> visible in replica (50 single-row txs): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
           pct(latencies, 50), pct(latencies, 95), pct(latencies, 99));
+      Collections.sort(toKafka);
+      System.out.printf("of which commit -> readable in Kafka (%d seen): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
+          toKafka.size(), pct(toKafka, 50), pct(toKafka, 95), pct(toKafka, 99));
+    } finally {
+      stop.set(true);
+      watcher.join();
+    }
+  }
+
+  private static void watchTopic(String bootstrap, String topic, Map<Long, Long> seen, AtomicBoolean stop) {
+    Map<String, Object> props = Map.of(
+        ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap,
+        ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed",
+        ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG, 1,
+        ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class,
+        ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class);
+    Pattern idField = Pattern.compile("\"id\":(1\\d{6})\\b");
+    try (KafkaConsumer<byte[], String> consumer = new KafkaConsumer<>(props)) {
+      TopicPartition tp = new TopicPartition(topic, 0);
+      consumer.assign(List.of(tp));
+      consumer.seekToEnd(List.of(tp));
+      while (!stop.get()) {
+        for (ConsumerRecord<byte[], String> r : consumer.poll(Duration.ofMillis(50))) {
+          long now = System.nanoTime();
+          Matcher m = r.value() == null ? null : idField.matcher(r.value());
+          if (m != null && m.find()) {
+            seen.putIfAbsent(Long.parseLong(m.group(1)), now);
+          }
+        }
+      }
     }
   }
 
@@ -87,6 +161,10 @@ public final class PipelineBench {
     Map<String, String> s = ConnectorConfigs.source(stack, "bench-source", db.name(), "bench", topic);
     // Latency tuning (docs/performance.md): Debezium's queue poll interval, and the sink's fetch wait.
     s.put("debezium.poll.interval.ms", System.getProperty("pg2lite.bench.pollMs", "5"));
+    String linger = System.getProperty("pg2lite.bench.lingerMs");
+    if (linger != null) {
+      s.put("producer.override.linger.ms", linger);
+    }
     stack.connect().rest().putConnector("bench-source", s);
     stack.connect().rest().awaitRunning("bench-source", Duration.ofSeconds(90));
     Map<String, String> k = ConnectorConfigs.sink(stack, "bench-sink", topic, replica);
