@@ -1,0 +1,200 @@
+package io.pg2lite.backfill;
+
+import io.pg2lite.backfill.copy.TableCopy;
+import io.pg2lite.backfill.copy.TableCopySource;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
+import io.pg2lite.backfill.schedule.MainStreamState;
+import io.pg2lite.backfill.state.BackfillRequestsCodec;
+import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.backfill.state.MissingRowKeyException;
+import io.pg2lite.backfill.state.RunningBackfill;
+import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The backfill side of the multiplexer: writes backfill transactions between main-stream
+ * transactions when {@link BackfillScheduler} allows, for the copy {@link BackfillStateMachine}
+ * chose.
+ *
+ * <p>Watermarks: a backfill transaction gets {@code W.next minor} where W is the last commit
+ * watermark written (main or backfill), so it sorts after everything before it and before the
+ * next main-stream transaction (whose pre-commit watermark is the next major). All its entries
+ * carry that watermark. Backfill transactions hold no upstream position: they are never
+ * acknowledged to Postgres.
+ *
+ * <p>{@code backfill-completed} is written only once the log has reached the snapshot's
+ * watermark (a commit at or after it was written), so main-stream changes older than the
+ * snapshot, which may briefly overwrite copied values, have all been applied; and its transaction's
+ * watermark is then above the snapshot's, so a replica's state version never trails the versions
+ * of the rows the copy wrote.
+ *
+ * <p>The caller feeds every entry it writes, main stream and backfill, through {@link #observe},
+ * in log order.
+ */
+public final class BackfillStream implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(BackfillStream.class);
+
+  private final BackfillStateMachine state;
+  private final TableCopySource source;
+  private final BackfillScheduler scheduler;
+  private final int batchRows;
+  private final LongSupplier clockMillis;
+  private Watermark lastWritten;
+  private RunningBackfill run;
+  private TableCopy copy;
+  private boolean copyFinished;
+  private long cachedVersion = -1;
+  private String cachedJson;
+
+  /**
+   * @param lastWritten the last commit watermark in the change log (main or backfill)
+   */
+  public BackfillStream(BackfillStateMachine state, TableCopySource source, BackfillScheduler scheduler,
+      int batchRows, Watermark lastWritten, LongSupplier clockMillis) {
+    this.state = state;
+    this.source = source;
+    this.scheduler = scheduler;
+    this.batchRows = batchRows;
+    this.lastWritten = lastWritten;
+    this.clockMillis = clockMillis;
+  }
+
+  /** One entry written to the change log, in log order. */
+  public void observe(ChangeLogEntry entry) {
+    if (entry.message() instanceof Commit && entry.watermark().isAfter(lastWritten)) {
+      lastWritten = entry.watermark();
+    }
+    state.observe(entry);
+  }
+
+  /** The main stream advanced to {@code watermark} without writing a transaction. */
+  public void mainStreamAt(Watermark watermark) {
+    state.mainStreamAt(watermark);
+  }
+
+  /** The required backfills as JSON, to store with the position of the entries just observed. */
+  public String requiredJson() {
+    if (state.version() != cachedVersion) {
+      cachedVersion = state.version();
+      cachedJson = state.required().isEmpty() ? null : BackfillRequestsCodec.encode(state.required());
+    }
+    return cachedJson;
+  }
+
+  public boolean hasWork() {
+    dropCancelled();
+    long now = clockMillis.getAsLong();
+    return run != null || (!state.required().isEmpty() && state.retryDelay(now) == 0);
+  }
+
+  /**
+   * The entries of one backfill transaction to write now, or an empty list when the scheduler
+   * says no, nothing is required, or the copy waits for the log to reach its snapshot.
+   */
+  public List<ChangeLogEntry> nextTransaction(MainStreamState main) {
+    long now = clockMillis.getAsLong();
+    int batches = scheduler.batchesAllowed(main, hasWork(), now);
+    if (batches == 0 || !ensureCopy(now)) {
+      return List.of();
+    }
+    Watermark tx = lastWritten.nextMinor();
+    List<ChangeLogEntry> entries = new ArrayList<>();
+    entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, true)));
+    try {
+      for (int b = 0; b < batches; b++) {
+        if (copyFinished) {
+          if (state.reached(copy.snapshot())) {
+            entries.add(new ChangeLogEntry(tx, entries.size(), new SchemaChange.BackfillCompleted(copy.relation(),
+                copy.columns(), copy.snapshot(), copy.status())));
+            LOG.info("Backfill of {} complete: {} rows from the snapshot at {}", run.request().key(),
+                copy.status().rows(), copy.snapshot());
+            closeCopy();
+          }
+          break;
+        }
+        List<List<Value>> rows = copy.next(batchRows);
+        if (rows.isEmpty()) {
+          copyFinished = true;
+          b--; // the completion check is not a batch
+          continue;
+        }
+        if (copy.relation().rowKey().columns().isEmpty()) {
+          throw new MissingRowKeyException(run.request().key());
+        }
+        entries.add(new ChangeLogEntry(tx, entries.size(), new DataChange.Backfill(copy.relation(), copy.columns(),
+            copy.snapshot(), rows, copy.status())));
+      }
+    } catch (Exception e) {
+      state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), now);
+      closeCopy();
+    }
+    if (entries.size() == 1) {
+      return List.of();
+    }
+    entries.add(new ChangeLogEntry(tx, entries.size(), new Commit(entries.size() - 1, null)));
+    return entries;
+  }
+
+  /** Opens the copy for the running request (starting one if needed); false when there is none. */
+  private boolean ensureCopy(long now) {
+    if (run == null) {
+      run = state.startNext(now);
+      if (run == null) {
+        return false;
+      }
+    }
+    if (copy == null) {
+      try {
+        copy = source.open(run.request());
+        copyFinished = false;
+        LOG.info("Backfilling {} ({} of its columns) from the snapshot at {}: {} rows", run.request().key(),
+            copy.columns().size(), copy.snapshot(), copy.status().totalRows());
+      } catch (Exception e) {
+        state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), now);
+        run = null;
+        return false;
+      }
+    }
+    if (run.minSnapshot() != null && copy.snapshot().compareTo(run.minSnapshot()) < 0) {
+      LOG.info("Restarting the backfill of {}: a row-key change at {} postdates its snapshot at {}",
+          run.request().key(), run.minSnapshot(), copy.snapshot());
+      state.abandoned(run);
+      closeCopy();
+      return false;
+    }
+    return true;
+  }
+
+  private void dropCancelled() {
+    if (run != null && (run.isCancelled() || state.running() != run)) {
+      if (run.isCancelled()) {
+        LOG.info("Backfill of {} stopped: {}", run.request().key(), run.cancelledReason());
+      }
+      closeCopy();
+    }
+  }
+
+  private void closeCopy() {
+    if (copy != null) {
+      copy.close();
+      copy = null;
+    }
+    run = null;
+    copyFinished = false;
+  }
+
+  @Override
+  public void close() {
+    closeCopy();
+  }
+}

@@ -1,0 +1,32 @@
+package io.pg2lite.backfill.copy;
+
+import io.pg2lite.protocol.schema.BackfillStatus;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.util.List;
+
+/**
+ * One table's rows, read from a snapshot taken at an exact log position. Rows come in the order
+ * {@code relation().rowKey().columns()} then {@link #columns()}, a bounded batch at a time, so a
+ * copy of any size runs in bounded memory.
+ */
+public interface TableCopy extends AutoCloseable {
+  /** The watermark of the snapshot's log position: every change committed before it is in the rows. */
+  Watermark snapshot();
+
+  /** The table, with the row-key columns the snapshot was validated against. */
+  Relation relation();
+
+  /** The copied columns, row-key columns excluded. */
+  List<String> columns();
+
+  /** Up to {@code maxRows} more rows; an empty list once every row was read. */
+  List<List<Value>> next(int maxRows) throws Exception;
+
+  /** Rows read so far, and in the snapshot. */
+  BackfillStatus status();
+
+  @Override
+  void close();
+}

@@ -1,0 +1,204 @@
+package io.pg2lite.backfill.postgres;
+
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pg2lite.protocol.value.Value;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Reads one column of a snapshot row as the protocol value the main stream would carry for it
+ * (docs/type-mapping.md): a copied row and a replicated row of the same data must be equal, or
+ * replicas would differ by path. Each reader pairs the SQL expression that makes Postgres print
+ * the value in (or close to) the log's form with the conversion of what JDBC returns. The session
+ * runs with {@code TimeZone=UTC}, {@code DateStyle=ISO}, {@code IntervalStyle=iso_8601},
+ * {@code bytea_output=hex} and {@code extra_float_digits=3} (see {@link PostgresTableCopy}).
+ */
+abstract class ColumnReader {
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+
+  /** The select-list expression for the (quoted) column. */
+  abstract String expression(String quotedColumn);
+
+  /** The value at {@code index} of the current row. */
+  abstract Value read(ResultSet rs, int index) throws SQLException;
+
+  /** The reader for a column of Postgres type {@code type} (a domain's base type, arrays' elements). */
+  static ColumnReader of(ColumnType type) {
+    if (type.isArray()) {
+      return new ArrayReader(Kind.of(type.elementTypeName()));
+    }
+    return new ScalarReader(Kind.of(type.typeName()));
+  }
+
+  /** How a scalar of each Postgres type travels. */
+  enum Kind {
+    INT, FLOAT4, FLOAT8, BOOL, TIMESTAMP, TIMESTAMPTZ, TIMETZ, BYTEA, JSON_TEXT, TEXT;
+
+    static Kind of(String typeName) {
+      switch (typeName) {
+        case "int2":
+        case "int4":
+        case "int8":
+        case "oid":
+          return INT;
+        case "float4":
+          return FLOAT4;
+        case "float8":
+          return FLOAT8;
+        case "bool":
+          return BOOL;
+        case "timestamp":
+          return TIMESTAMP;
+        case "timestamptz":
+          return TIMESTAMPTZ;
+        case "timetz":
+          return TIMETZ;
+        case "bytea":
+          return BYTEA;
+        case "hstore":
+          return JSON_TEXT;
+        default:
+          return TEXT; // numeric, text types, uuid, json, jsonb, date, time, interval, enums: Postgres' text
+      }
+    }
+  }
+
+  private static final class ScalarReader extends ColumnReader {
+    private final Kind kind;
+
+    ScalarReader(Kind kind) {
+      this.kind = kind;
+    }
+
+    @Override
+    String expression(String col) {
+      switch (kind) {
+        case TIMETZ:
+          return "(" + col + " AT TIME ZONE 'UTC')";
+        case BYTEA:
+          return col + "::text";
+        case JSON_TEXT:
+          return "to_json(" + col + ")::text";
+        default:
+          return col;
+      }
+    }
+
+    @Override
+    Value read(ResultSet rs, int i) throws SQLException {
+      switch (kind) {
+        case INT: {
+          long v = rs.getLong(i);
+          return rs.wasNull() ? Value.NULL : new Value.Int(v);
+        }
+        case FLOAT4: {
+          float v = rs.getFloat(i);
+          return rs.wasNull() ? Value.NULL : floating(v);
+        }
+        case FLOAT8: {
+          double v = rs.getDouble(i);
+          return rs.wasNull() ? Value.NULL : floating(v);
+        }
+        case BOOL: {
+          boolean v = rs.getBoolean(i);
+          return rs.wasNull() ? Value.NULL : Value.of(v);
+        }
+        default: {
+          String s = rs.getString(i);
+          return s == null ? Value.NULL : new Value.Text(text(kind, s));
+        }
+      }
+    }
+  }
+
+  private static final class ArrayReader extends ColumnReader {
+    private final Kind element;
+
+    ArrayReader(Kind element) {
+      this.element = element;
+    }
+
+    @Override
+    String expression(String col) {
+      return "to_json(" + col + ")::text";
+    }
+
+    @Override
+    Value read(ResultSet rs, int i) throws SQLException {
+      String s = rs.getString(i);
+      if (s == null) {
+        return Value.NULL;
+      }
+      try {
+        return fromJson(JSON.readTree(s));
+      } catch (java.io.IOException e) {
+        throw new SQLException("array value is not the JSON Postgres prints: " + s, e);
+      }
+    }
+
+    private Value fromJson(JsonNode n) {
+      if (n.isNull()) {
+        return Value.NULL;
+      }
+      if (n.isArray()) {
+        List<Value> out = new ArrayList<>(n.size());
+        n.forEach(e -> out.add(fromJson(e)));
+        return new Value.Array(out);
+      }
+      switch (element) {
+        case INT:
+          return new Value.Int(n.bigIntegerValue().longValueExact());
+        case FLOAT4:
+        case FLOAT8:
+          return n.isNumber() ? floating(element == Kind.FLOAT4 ? (double) n.floatValue() : n.doubleValue())
+              : new Value.Text(n.asText());
+        case BOOL:
+          return Value.of(n.booleanValue());
+        case TIMESTAMPTZ:
+          return new Value.Text(isoUtc(n.asText()));
+        case TIMETZ:
+          return new Value.Text(n.asText().replaceFirst("\\+00(:00)?$", "Z"));
+        default:
+          if (n.isNumber()) {
+            return new Value.Text(n.decimalValue().toPlainString()); // numeric elements: exact text
+          }
+          return new Value.Text(n.isTextual() ? n.textValue() : n.toString());
+      }
+    }
+  }
+
+  /** Postgres' text of a scalar, in the log's form. */
+  static String text(Kind kind, String s) {
+    switch (kind) {
+      case TIMESTAMP:
+        return s.replace(' ', 'T');
+      case TIMESTAMPTZ:
+        return isoUtc(s);
+      case TIMETZ:
+        return s.replaceFirst("\\+00(:00)?$", "Z");
+      default:
+        return s;
+    }
+  }
+
+  /** "2025-01-02 03:04:05.5+00" (or JSON's "...T...+00:00") → "2025-01-02T03:04:05.5Z". */
+  private static String isoUtc(String s) {
+    return s.replace(' ', 'T').replaceFirst("\\+00(:00)?$", "Z");
+  }
+
+  private static Value floating(double d) {
+    if (Double.isNaN(d)) {
+      return new Value.Text("NaN");
+    }
+    if (Double.isInfinite(d)) {
+      return new Value.Text(d > 0 ? "Infinity" : "-Infinity");
+    }
+    return new Value.Float(d);
+  }
+}

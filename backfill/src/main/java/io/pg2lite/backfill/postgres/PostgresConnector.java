@@ -1,0 +1,40 @@
+package io.pg2lite.backfill.postgres;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.Properties;
+
+/**
+ * How copies connect to Postgres: the source's JDBC URL and credentials, and the publication
+ * whose row filters a copy applies.
+ */
+public record PostgresConnector(String jdbcUrl, String user, String password, String publication) {
+  Connection connect() throws SQLException {
+    return DriverManager.getConnection(jdbcUrl, properties());
+  }
+
+  /** A walsender connection (replication commands only) in simple query mode, as they require. */
+  Connection connectForReplication() throws SQLException {
+    Properties p = properties();
+    p.setProperty("replication", "database");
+    p.setProperty("preferQueryMode", "simple");
+    p.setProperty("assumeMinServerVersion", "10");
+    return DriverManager.getConnection(jdbcUrl, p);
+  }
+
+  private Properties properties() {
+    Properties p = new Properties();
+    p.setProperty("user", user);
+    if (password != null) {
+      p.setProperty("password", password);
+    }
+    p.setProperty("ApplicationName", "pg2lite-backfill");
+    return p;
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresConnector[" + jdbcUrl + ", user " + user + ", publication " + publication + "]";
+  }
+}

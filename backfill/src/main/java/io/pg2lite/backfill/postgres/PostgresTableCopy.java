@@ -1,0 +1,156 @@
+package io.pg2lite.backfill.postgres;
+
+import io.pg2lite.backfill.copy.TableCopy;
+import io.pg2lite.backfill.state.BackfillRequest;
+import io.pg2lite.backfill.state.SchemaIncompatibilityException;
+import io.pg2lite.protocol.schema.BackfillStatus;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.RowKey;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Rows of one table from an imported snapshot, through a server-side cursor (JDBC fetch size), so
+ * memory holds one fetch whatever the table's size. The publication's row filter, if any, is the
+ * copy's WHERE clause: a replica holds exactly the rows the publication would stream.
+ */
+final class PostgresTableCopy implements TableCopy {
+  private final Connection connection;
+  private final Watermark snapshot;
+  private final Relation relation;
+  private final List<String> columns;
+  private final List<ColumnReader> readers;
+  private final long totalRows;
+  private PreparedStatement select;
+  private ResultSet rows;
+  private long read;
+
+  private PostgresTableCopy(Connection connection, Watermark snapshot, Relation relation, List<String> columns,
+      List<ColumnReader> readers, long totalRows) {
+    this.connection = connection;
+    this.snapshot = snapshot;
+    this.relation = relation;
+    this.columns = columns;
+    this.readers = readers;
+    this.totalRows = totalRows;
+  }
+
+  static PostgresTableCopy open(Connection c, BackfillRequest request, Watermark snapshot, String publication,
+      int fetchRows) throws SQLException {
+    Map<String, ColumnType> types = SnapshotSchema.validate(c, request);
+    List<String> key = List.copyOf(request.metadata().rowKey().keySet());
+    List<String> copied = new ArrayList<>();
+    for (String col : request.columns().keySet()) {
+      if (!key.contains(col)) {
+        copied.add(col);
+      }
+    }
+    String from = " FROM " + quote(request.table().schema()) + "." + quote(request.table().name());
+    String filter = rowFilter(c, request, publication);
+    if (filter != null) {
+      from += " WHERE " + filter;
+    }
+    long total;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*)" + from)) {
+      rs.next();
+      total = rs.getLong(1);
+    }
+    List<ColumnReader> readers = new ArrayList<>();
+    StringBuilder sql = new StringBuilder("SELECT ");
+    List<String> all = new ArrayList<>(key);
+    all.addAll(copied);
+    for (String col : all) {
+      ColumnReader r = ColumnReader.of(types.get(col));
+      readers.add(r);
+      sql.append(readers.size() == 1 ? "" : ", ").append(r.expression(quote(col)));
+    }
+    if (all.isEmpty()) {
+      throw new SchemaIncompatibilityException("nothing to copy for " + request.key());
+    }
+    PostgresTableCopy copy = new PostgresTableCopy(c, snapshot,
+        new Relation(request.table().schema(), request.table().name(), new RowKey(key, null)), List.copyOf(copied),
+        readers, total);
+    copy.select = c.prepareStatement(sql + from, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
+    copy.select.setFetchSize(fetchRows);
+    copy.rows = copy.select.executeQuery();
+    return copy;
+  }
+
+  /** The publication's row filter for the table (Postgres 15+), or null. */
+  private static String rowFilter(Connection c, BackfillRequest request, String publication) throws SQLException {
+    if (c.getMetaData().getDatabaseMajorVersion() < 15) {
+      return null;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT rowfilter FROM pg_catalog.pg_publication_tables "
+        + "WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
+      ps.setString(1, publication);
+      ps.setString(2, request.table().schema());
+      ps.setString(3, request.table().name());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() && rs.getString(1) != null ? "(" + rs.getString(1) + ")" : null;
+      }
+    }
+  }
+
+  @Override
+  public Watermark snapshot() {
+    return snapshot;
+  }
+
+  @Override
+  public Relation relation() {
+    return relation;
+  }
+
+  @Override
+  public List<String> columns() {
+    return columns;
+  }
+
+  @Override
+  public List<List<Value>> next(int maxRows) throws SQLException {
+    List<List<Value>> out = new ArrayList<>(Math.min(maxRows, 4096));
+    while (out.size() < maxRows && rows.next()) {
+      List<Value> row = new ArrayList<>(readers.size());
+      for (int i = 0; i < readers.size(); i++) {
+        row.add(readers.get(i).read(rows, i + 1));
+      }
+      out.add(row);
+    }
+    read += out.size();
+    return out;
+  }
+
+  @Override
+  public BackfillStatus status() {
+    return new BackfillStatus(read, totalRows, null);
+  }
+
+  @Override
+  public void close() {
+    try {
+      if (rows != null) {
+        rows.close();
+      }
+      if (select != null) {
+        select.close();
+      }
+      connection.rollback();
+    } catch (SQLException ignored) {
+      // the connection is closed next either way
+    }
+    PostgresTableCopySource.closeQuietly(connection);
+  }
+
+  static String quote(String identifier) {
+    return "\"" + identifier.replace("\"", "\"\"") + "\"";
+  }
+}

@@ -1,0 +1,243 @@
+package io.pg2lite.backfill;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.backfill.copy.TableCopy;
+import io.pg2lite.backfill.copy.TableCopySource;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
+import io.pg2lite.backfill.schedule.MainStreamState;
+import io.pg2lite.backfill.state.BackfillRequest;
+import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.backfill.state.BackfillStateMachineTest;
+import io.pg2lite.backfill.state.SchemaIncompatibilityException;
+import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.schema.BackfillStatus;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.RowKey;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** Backfill transactions: watermarks, completion, cancellation and failures, with a fake copy and clock. */
+class BackfillStreamTest {
+  static final QualifiedName T = new QualifiedName("public", "t");
+  static final Watermark START = Watermark.parse("0a");
+
+  /** Rows 1..rows of table t, key "id", copied column "a". */
+  final class FakeCopy implements TableCopy {
+    final Watermark snapshot;
+    final int rows;
+    final List<String> key;
+    int next = 1;
+    boolean closed;
+
+    FakeCopy(Watermark snapshot, int rows, List<String> key) {
+      this.snapshot = snapshot;
+      this.rows = rows;
+      this.key = key;
+    }
+
+    @Override public Watermark snapshot() { return snapshot; }
+    @Override public Relation relation() { return new Relation("public", "t", new RowKey(key, null)); }
+    @Override public List<String> columns() { return List.of("a"); }
+    @Override public BackfillStatus status() { return new BackfillStatus(next - 1, rows, null); }
+    @Override public void close() { closed = true; }
+
+    @Override
+    public List<List<Value>> next(int maxRows) {
+      List<List<Value>> out = new ArrayList<>();
+      while (out.size() < maxRows && next <= rows) {
+        out.add(key.isEmpty() ? List.of(Value.of("v" + next)) : List.of(Value.of(next), Value.of("v" + next)));
+        next++;
+      }
+      return out;
+    }
+  }
+
+  long now;
+  final List<FakeCopy> opened = new ArrayList<>();
+  Watermark nextSnapshot = Watermark.parse("0c");
+  int tableRows = 25;
+  List<String> key = List.of("id");
+  RuntimeException openFailure;
+  final TableCopySource source = request -> {
+    if (openFailure != null) {
+      throw openFailure;
+    }
+    FakeCopy c = new FakeCopy(nextSnapshot, tableRows, key);
+    opened.add(c);
+    return c;
+  };
+  final BackfillStateMachine state = new BackfillStateMachine(List.of(), START, new Random(1));
+  final BackfillStream stream = new BackfillStream(state, source, new BackfillScheduler(2), 10, START, () -> now);
+
+  /** Writes entries as the source task would: observed in log order. */
+  List<ChangeLogEntry> write(List<ChangeLogEntry> entries) {
+    entries.forEach(stream::observe);
+    return entries;
+  }
+
+  void requireTable() {
+    write(List.of(new ChangeLogEntry(START.nextMinor(), 1, BackfillStateMachineTest.createTable(T, "a"))));
+  }
+
+  void mainCommit(Watermark w) {
+    write(List.of(new ChangeLogEntry(w, 1, new Commit(0, null))));
+  }
+
+  @Test
+  void copiesInTransactionsAfterTheLastCommitAndCompletesOnceTheLogReachedTheSnapshot() {
+    requireTable();
+    List<ChangeLogEntry> tx1 = write(stream.nextTransaction(MainStreamState.IDLE));
+    Watermark w1 = START.nextMinor();
+    assertEquals(4, tx1.size(), "begin, two batches of 10 rows, commit");
+    assertTrue(tx1.stream().allMatch(e -> e.watermark().equals(w1)), "every entry carries " + w1);
+    assertTrue(((Begin) tx1.get(0).message()).backfill());
+    DataChange.Backfill b = (DataChange.Backfill) tx1.get(1).message();
+    assertEquals(nextSnapshot, b.watermark());
+    assertEquals(10, b.rowValues().size());
+    assertEquals(new BackfillStatus(10, 25, null), b.status());
+
+    List<ChangeLogEntry> tx2 = write(stream.nextTransaction(MainStreamState.IDLE));
+    assertEquals(3, tx2.size(), "the last 5 rows; completion must wait for the log to reach the snapshot");
+    assertTrue(tx2.get(0).watermark().isAfter(w1));
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "the log has not reached the snapshot");
+
+    Watermark c = Watermark.parse("0d");
+    mainCommit(c);
+    List<ChangeLogEntry> tx3 = write(stream.nextTransaction(MainStreamState.IDLE));
+    SchemaChange.BackfillCompleted done = assertInstanceOf(SchemaChange.BackfillCompleted.class, tx3.get(1).message());
+    assertEquals(c.nextMinor(), tx3.get(0).watermark(), "the next minor of the last commit");
+    assertTrue(tx3.get(0).watermark().isAfter(done.watermark()), "never below the snapshot");
+    assertEquals(new BackfillStatus(25, 25, null), done.status());
+    assertTrue(opened.get(0).closed);
+    assertTrue(state.required().isEmpty());
+    assertNull(stream.requiredJson());
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+  }
+
+  @Test
+  void mainStreamPositionWithoutATransactionAlsoCounts() {
+    requireTable();
+    tableRows = 0;
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+    stream.mainStreamAt(Watermark.parse("0c"));
+    List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
+    assertInstanceOf(SchemaChange.BackfillCompleted.class, tx.get(1).message());
+  }
+
+  @Test
+  void neverInsideAMainTransaction() {
+    requireTable();
+    assertTrue(stream.nextTransaction(MainStreamState.IN_TRANSACTION).isEmpty());
+    assertTrue(opened.isEmpty(), "not even a snapshot is taken");
+  }
+
+  @Test
+  void aBusyMainStreamGetsOneBatchASecond() {
+    requireTable();
+    assertTrue(stream.nextTransaction(MainStreamState.BUSY).isEmpty());
+    now = 1_000;
+    assertEquals(3, stream.nextTransaction(MainStreamState.BUSY).size(), "begin, one batch, commit");
+  }
+
+  @Test
+  void droppingTheTableCancelsTheCopy() {
+    requireTable();
+    write(stream.nextTransaction(MainStreamState.IDLE));
+    write(List.of(new ChangeLogEntry(Watermark.parse("0e"), 1, new SchemaChange.DropTable(T))));
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+    assertTrue(opened.get(0).closed);
+    assertEquals(1, opened.size(), "nothing left to copy");
+  }
+
+  @Test
+  void renamingTheTableRestartsTheCopyUnderTheNewName() {
+    requireTable();
+    write(stream.nextTransaction(MainStreamState.IDLE));
+    QualifiedName renamed = new QualifiedName("public", "t2");
+    write(List.of(new ChangeLogEntry(Watermark.parse("0e"), 1, new SchemaChange.RenameTable(T, renamed))));
+    List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
+    assertTrue(tx.isEmpty() || tx.size() > 2);
+    if (tx.isEmpty()) {
+      tx = stream.nextTransaction(MainStreamState.IDLE);
+    }
+    assertEquals(2, opened.size(), "a new snapshot");
+    assertTrue(opened.get(0).closed);
+    assertEquals(renamed, state.running().request().table());
+  }
+
+  @Test
+  void aRowKeyChangeAfterTheSnapshotRestartsWithANewerSnapshot() {
+    requireTable();
+    write(stream.nextTransaction(MainStreamState.IDLE));
+    Relation rel = new Relation("public", "t", RowKey.of("id"));
+    write(List.of(new ChangeLogEntry(Watermark.parse("0d"), 1, new DataChange.Update(rel, Row.of("id", Value.of(1L)),
+        Row.of("id", Value.of(99L), "a", Value.of("x")))), new ChangeLogEntry(Watermark.parse("0e"), 2, new Commit(1, null))));
+    nextSnapshot = Watermark.parse("0f");
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "the old snapshot is abandoned");
+    List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
+    assertEquals(nextSnapshot, ((DataChange.Backfill) tx.get(1).message()).watermark());
+    assertEquals(2, opened.size());
+  }
+
+  @Test
+  void aTableWithRowsButNoKeyFailsAndRetriesWithBackoff() {
+    key = List.of();
+    requireTable();
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "nothing is written");
+    assertTrue(opened.get(0).closed);
+    now = 1_999;
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+    assertEquals(1, opened.size(), "no retry before 2 s");
+    now = 2_000;
+    key = List.of("id");
+    assertEquals(4, stream.nextTransaction(MainStreamState.IDLE).size());
+    assertEquals(2, opened.size());
+  }
+
+  @Test
+  void anEmptyTableWithoutKeyCompletes() {
+    key = List.of();
+    tableRows = 0;
+    requireTable();
+    mainCommit(Watermark.parse("0d"));
+    List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
+    assertInstanceOf(SchemaChange.BackfillCompleted.class, tx.get(1).message());
+  }
+
+  @Test
+  void anIncompatibleSchemaRetriesAfterBackoff() {
+    requireTable();
+    openFailure = new SchemaIncompatibilityException("column a is missing in the snapshot");
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+    openFailure = null;
+    now = 1_000;
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
+    now = 2_000;
+    assertNotNull(stream.nextTransaction(MainStreamState.IDLE).get(1));
+  }
+
+  @Test
+  void requiredStateIsStoredWithEveryChange() {
+    assertNull(stream.requiredJson());
+    requireTable();
+    String json = stream.requiredJson();
+    assertTrue(json.contains("\"name\":\"t\""), json);
+    BackfillRequest restored = io.pg2lite.backfill.state.BackfillRequestsCodec.decode(json).get(0);
+    assertEquals(state.required().get(0), restored);
+  }
+}
