@@ -79,6 +79,11 @@ public final class BackfillStream implements AutoCloseable {
 
   /** The main stream advanced to {@code watermark} without writing a transaction. */
   public void mainStreamAt(Watermark watermark) {
+    // The main stream's next transaction starts above this position, so a backfill transaction
+    // may take it as its major: that keeps backfill-completed above the snapshot it reached.
+    if (watermark.isAfter(lastWritten)) {
+      lastWritten = watermark;
+    }
     state.mainStreamAt(watermark);
   }
 
@@ -135,7 +140,7 @@ public final class BackfillStream implements AutoCloseable {
             copy.snapshot(), rows, copy.status())));
       }
     } catch (Exception e) {
-      state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), now);
+      state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
       closeCopy();
     }
     if (entries.size() == 1) {
@@ -160,7 +165,7 @@ public final class BackfillStream implements AutoCloseable {
         LOG.info("Backfilling {} ({} of its columns) from the snapshot at {}: {} rows", run.request().key(),
             copy.columns().size(), copy.snapshot(), copy.status().totalRows());
       } catch (Exception e) {
-        state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), now);
+        state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
         run = null;
         return false;
       }

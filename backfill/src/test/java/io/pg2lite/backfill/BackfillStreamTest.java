@@ -137,6 +137,8 @@ class BackfillStreamTest {
     stream.mainStreamAt(Watermark.parse("0c"));
     List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
     assertInstanceOf(SchemaChange.BackfillCompleted.class, tx.get(1).message());
+    assertEquals(Watermark.parse("0c").nextMinor(), tx.get(0).watermark(),
+        "above the snapshot, though the position was reached without a commit in the log");
   }
 
   @Test

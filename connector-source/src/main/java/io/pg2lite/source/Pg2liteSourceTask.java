@@ -1,11 +1,19 @@
 package io.pg2lite.source;
 
+import io.pg2lite.backfill.BackfillStream;
+import io.pg2lite.backfill.postgres.PostgresConnector;
+import io.pg2lite.backfill.postgres.PostgresTableCopySource;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
+import io.pg2lite.backfill.schedule.MainStreamState;
+import io.pg2lite.backfill.state.BackfillRequestsCodec;
+import io.pg2lite.backfill.state.BackfillStateMachine;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.kafka.KafkaCommitPolicy;
 import io.pg2lite.source.metrics.SourceMetrics;
+import io.pg2lite.source.multiplex.StreamMultiplexer;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.Emitted;
@@ -14,6 +22,7 @@ import io.pg2lite.source.transaction.TransactionAssembler;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.TransactionContext;
@@ -43,6 +52,8 @@ public class Pg2liteSourceTask extends SourceTask {
   private boolean uncommitted;
   private SourceMetrics metrics;
   private List<Emitted> pending = List.of();
+  private StreamMultiplexer multiplexer;
+  private int fullBatch;
 
   @Override
   public String version() {
@@ -64,9 +75,23 @@ public class Pg2liteSourceTask extends SourceTask {
     transactions = context.transactionContext();
     metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
     DebeziumReplicationStream debezium = new DebeziumReplicationStream(config, context, partition);
-    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, debezium.batchSize(), System::nanoTime);
+    fullBatch = debezium.batchSize();
+    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
+    multiplexer = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());
     stream = debezium;
     stream.start();
+  }
+
+  private static BackfillStream backfillStream(SourceConfig config, SourceStartup.State state) {
+    String stored = state.position().backfills();
+    BackfillStateMachine machine = new BackfillStateMachine(
+        stored == null ? List.of() : BackfillRequestsCodec.decode(stored), state.position().lastCommit(), new Random());
+    PostgresConnector postgres = new PostgresConnector(config.jdbcUrl(), config.user, config.password.value(),
+        config.publication);
+    String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
+    return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
+        new BackfillScheduler(config.backfillTransactionBatches), config.backfillBatchRows, state.lastWritten(),
+        System::currentTimeMillis);
   }
 
   /** For the slot-lag metric: a short connection per reading (at most one every 5 s). */
@@ -83,25 +108,29 @@ public class Pg2liteSourceTask extends SourceTask {
   public List<SourceRecord> poll() throws InterruptedException {
     List<Emitted> emitted;
     int batchEvents = 0;
-    if (!pending.isEmpty()) {
+    boolean fromStartup = !pending.isEmpty();
+    if (fromStartup) {
       emitted = pending;
       pending = List.of();
     } else {
       List<ReplicationEvent> events = stream.poll();
       batchEvents = events.size();
       if (events.isEmpty()) {
-        if (!uncommitted || assembler.inTransaction()) {
-          return null;
-        }
         // Caught up with complete transactions still in an open Kafka transaction: close it at a
         // heartbeat record (same position), rather than wait for the next change.
-        emitted = List.of(assembler.heartbeat());
+        emitted = uncommitted && !assembler.inTransaction() ? List.of(assembler.heartbeat()) : List.of();
       } else {
         emitted = new ArrayList<>(events.size() + 2);
         for (ReplicationEvent e : events) {
           emitted.addAll(assembler.accept(e));
         }
       }
+    }
+    MainStreamState mainState = assembler.inTransaction() ? MainStreamState.IN_TRANSACTION
+        : fromStartup || batchEvents >= fullBatch ? MainStreamState.BUSY : MainStreamState.IDLE;
+    emitted = multiplexer.merge(emitted, mainState, assembler.position());
+    if (emitted.isEmpty()) {
+      return null;
     }
     List<SourceRecord> out = new ArrayList<>(emitted.size());
     SourceRecord lastBoundary = null;
@@ -135,6 +164,9 @@ public class Pg2liteSourceTask extends SourceTask {
   public void stop() {
     if (stream != null) {
       stream.close();
+    }
+    if (multiplexer != null) {
+      multiplexer.close();
     }
     if (metrics != null) {
       metrics.close();

@@ -41,8 +41,14 @@ import org.slf4j.LoggerFactory;
 final class SourceStartup {
   private static final Logger LOG = LoggerFactory.getLogger(SourceStartup.class);
 
-  /** What streaming starts from. */
-  record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending) {}
+  /**
+   * What streaming starts from.
+   *
+   * @param lastWritten the highest watermark in the change log: the stored position's, or the
+   *     log's last entry's when that is higher (backfill transactions after the last commit with an
+   *     upstream position, or an at-least-once restart that will re-send transactions)
+   */
+  record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten) {}
 
   private final SourceConfig config;
   private final ProtocolSpecs specs;
@@ -67,7 +73,11 @@ final class SourceStartup {
             last.get().watermark(), last.get().pos());
         pending.add(0, TransactionAssembler.rollback(last.get(), position));
       }
-      return new State(position, new SchemaTracker(schema, specs), pending);
+      Watermark lastWritten = position.lastCommit();
+      if (last.isPresent() && last.get().watermark().isAfter(lastWritten)) {
+        lastWritten = last.get().watermark();
+      }
+      return new State(position, new SchemaTracker(schema, specs), pending, lastWritten);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);

@@ -18,9 +18,11 @@ import java.util.List;
  * {@code bytea_output=hex} and {@code extra_float_digits=3} (see {@link PostgresTableCopy}).
  */
 abstract class ColumnReader {
+  /** Numbers stay exact, trailing zeros included: numeric[] {1.10} must stay "1.10". */
   private static final ObjectMapper JSON = new ObjectMapper()
       .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
-      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS);
+      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+      .setNodeFactory(com.fasterxml.jackson.databind.node.JsonNodeFactory.withExactBigDecimals(true));
 
   /** The select-list expression for the (quoted) column. */
   abstract String expression(String quotedColumn);

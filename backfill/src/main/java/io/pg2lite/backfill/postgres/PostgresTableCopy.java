@@ -21,6 +21,10 @@ import java.util.Map;
  * Rows of one table from an imported snapshot, through a server-side cursor (JDBC fetch size), so
  * memory holds one fetch whatever the table's size. The publication's row filter, if any, is the
  * copy's WHERE clause: a replica holds exactly the rows the publication would stream.
+ *
+ * <p>Locks: reading holds an ACCESS SHARE lock on the table, so DDL on it (ALTER TABLE, DROP)
+ * waits until the copy has read its last row. The snapshot's transaction ends as soon as the
+ * last row is read, not when {@code backfill-completed} is written, to keep that wait short.
  */
 final class PostgresTableCopy implements TableCopy {
   private final Connection connection;
@@ -118,7 +122,11 @@ final class PostgresTableCopy implements TableCopy {
   @Override
   public List<List<Value>> next(int maxRows) throws SQLException {
     List<List<Value>> out = new ArrayList<>(Math.min(maxRows, 4096));
-    while (out.size() < maxRows && rows.next()) {
+    if (rows == null) {
+      return out;
+    }
+    boolean more = true;
+    while (out.size() < maxRows && (more = rows.next())) {
       List<Value> row = new ArrayList<>(readers.size());
       for (int i = 0; i < readers.size(); i++) {
         row.add(readers.get(i).read(rows, i + 1));
@@ -126,6 +134,9 @@ final class PostgresTableCopy implements TableCopy {
       out.add(row);
     }
     read += out.size();
+    if (!more) {
+      close(); // every row read: release the snapshot and the table's lock now
+    }
     return out;
   }
 
@@ -136,17 +147,18 @@ final class PostgresTableCopy implements TableCopy {
 
   @Override
   public void close() {
+    if (rows == null) {
+      return;
+    }
     try {
-      if (rows != null) {
-        rows.close();
-      }
-      if (select != null) {
-        select.close();
-      }
+      rows.close();
+      select.close();
       connection.rollback();
     } catch (SQLException ignored) {
       // the connection is closed next either way
     }
+    rows = null;
+    select = null;
     PostgresTableCopySource.closeQuietly(connection);
   }
 

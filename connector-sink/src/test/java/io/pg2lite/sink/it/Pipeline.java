@@ -39,8 +39,13 @@ final class Pipeline implements AutoCloseable {
   }
 
   void startSource() {
+    startSource(Map.of());
+  }
+
+  void startSource(Map<String, String> extra) {
     Map<String, String> c = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
     c.put("heartbeat.interval.ms", "1000");
+    c.putAll(extra);
     worker.rest().putConnector(name + "-source", c);
     worker.rest().awaitRunning(name + "-source", WAIT);
     connectors.add(name + "-source");
@@ -93,6 +98,100 @@ final class Pipeline implements AutoCloseable {
         return postgres(pgSql).equals(replica(replica, liteSql));
       } catch (SQLException e) {
         return false; // the replica's table may not exist yet
+      }
+    });
+  }
+
+  /**
+   * Compares the two queries row by row while streaming both (for tables too large to hold
+   * twice in memory); returns the first difference, or null when they are equal.
+   */
+  String firstDifference(Path replica, String pgSql, String liteSql) throws SQLException {
+    try (Connection pg = db.connect(); Connection lite = SqliteFiles.open(replica)) {
+      pg.setAutoCommit(false);
+      try (Statement ps = pg.createStatement(); Statement ls = lite.createStatement()) {
+        ps.setFetchSize(5000);
+        try (ResultSet a = ps.executeQuery(pgSql); ResultSet b = ls.executeQuery(liteSql)) {
+          int cols = a.getMetaData().getColumnCount();
+          long row = 0;
+          while (true) {
+            boolean hasA = a.next();
+            boolean hasB = b.next();
+            if (hasA != hasB) {
+              return "row " + row + ": " + (hasA ? "missing in the replica" : "extra in the replica");
+            }
+            if (!hasA) {
+              return null;
+            }
+            for (int i = 1; i <= cols; i++) {
+              if (!java.util.Objects.equals(a.getString(i), b.getString(i))) {
+                return "row " + row + " column " + i + ": Postgres " + a.getString(i) + ", replica " + b.getString(i);
+              }
+            }
+            row++;
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * The snapshot watermarks of the backfill copies of {@code table} in the change log, in log
+   * order, each once: more than one means a copy was cancelled or restarted and taken again.
+   */
+  List<String> backfillSnapshots(String table) {
+    io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
+    List<String> out = new ArrayList<>();
+    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+        stack.kafka().bootstrapServers(), topic)) {
+      for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec : r.readFor(Duration.ofSeconds(2))) {
+        io.pg2lite.protocol.message.Message m = codec.decode(rec.value()).message();
+        if (m instanceof io.pg2lite.protocol.message.DataChange.Backfill b && b.relation().name().equals(table)
+            && !out.contains(b.watermark().toString())) {
+          out.add(b.watermark().toString());
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Whether the change log holds a backfill-completed for {@code table}. */
+  boolean backfillCompleted(String table) {
+    io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
+    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+        stack.kafka().bootstrapServers(), topic)) {
+      return r.readFor(Duration.ofSeconds(2)).stream().map(rec -> codec.decode(rec.value()).message())
+          .anyMatch(m -> m instanceof io.pg2lite.protocol.message.SchemaChange.BackfillCompleted c
+              && c.relation().name().equals(table));
+    }
+  }
+
+  /** Waits until {@link #firstDifference} finds none. */
+  void awaitSame(Path replica, String pgSql, String liteSql, Duration timeout) {
+    String[] last = {null};
+    try {
+      Await.until("replica " + replica.getFileName() + " equal to Postgres", timeout, () -> {
+        try {
+          last[0] = firstDifference(replica, pgSql, liteSql);
+        } catch (SQLException e) {
+          last[0] = e.getMessage();
+        }
+        return last[0] == null;
+      });
+    } catch (AssertionError | RuntimeException e) {
+      throw new AssertionError(e.getMessage() + "; last difference: " + last[0], e);
+    }
+  }
+
+  /** Waits until the replica has {@code table} with no column still being backfilled. */
+  void awaitBackfilled(Path replica, String table, Duration timeout) {
+    Await.until("table " + table + " backfilled in " + replica.getFileName(), timeout, () -> {
+      try {
+        List<List<String>> r = replica(replica, "SELECT count(*), sum(backfill IS NOT NULL) FROM \"_pg2lite.columns\""
+            + " WHERE table_name = '" + table + "'");
+        return !r.get(0).get(0).equals("0") && r.get(0).get(1).equals("0");
+      } catch (SQLException e) {
+        return false;
       }
     });
   }

@@ -18,6 +18,7 @@ public final class SourceConfig {
   private static final String GROUP_CONNECTION = "Postgres connection";
   private static final String GROUP_REPLICATION = "Replication";
   private static final String GROUP_TOPIC = "Change log";
+  private static final String GROUP_BACKFILL = "Backfill";
 
   public static final String HOST_CONFIG = "database.hostname";
   private static final String HOST_DOC = "Postgres host name.";
@@ -77,6 +78,16 @@ public final class SourceConfig {
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the Kafka cluster holding the change log, "
       + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
       + "Other client settings (security) go in kafka.* keys, e.g. kafka.security.protocol.";
+  public static final String BACKFILL_BATCH_ROWS_CONFIG = "backfill.batch.rows";
+  private static final String BACKFILL_BATCH_ROWS_DOC = "Rows per backfill record (one 'backfill' message) when "
+      + "copying the existing rows of a newly published table or column. Keep a record under the topic's "
+      + "max.message.bytes.";
+  public static final int BACKFILL_BATCH_ROWS_DEFAULT = 500;
+  public static final String BACKFILL_TRANSACTION_BATCHES_CONFIG = "backfill.transaction.batches";
+  private static final String BACKFILL_TRANSACTION_BATCHES_DOC = "Backfill records per backfill transaction while "
+      + "the main stream is idle. A live change waits at most one such transaction; while the main stream is "
+      + "busy, a backfill gets one record per second.";
+  public static final int BACKFILL_TRANSACTION_BATCHES_DEFAULT = 20;
   public static final String KAFKA_PREFIX = "kafka.";
   public static final String DEBEZIUM_PREFIX = "debezium.";
 
@@ -118,7 +129,12 @@ public final class SourceConfig {
         .define(COMMIT_INTERVAL_CONFIG, Type.LONG, COMMIT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, COMMIT_INTERVAL_DOC, GROUP_TOPIC, 6, Width.SHORT, "Exactly-once commit interval")
         .define(HEARTBEAT_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, HEARTBEAT_TOPIC_DOC, GROUP_TOPIC, 4,
-            Width.MEDIUM, "Heartbeat topic");
+            Width.MEDIUM, "Heartbeat topic")
+        .define(BACKFILL_BATCH_ROWS_CONFIG, Type.INT, BACKFILL_BATCH_ROWS_DEFAULT, ConfigDef.Range.between(1, 100_000),
+            Importance.LOW, BACKFILL_BATCH_ROWS_DOC, GROUP_BACKFILL, 1, Width.SHORT, "Backfill batch rows")
+        .define(BACKFILL_TRANSACTION_BATCHES_CONFIG, Type.INT, BACKFILL_TRANSACTION_BATCHES_DEFAULT,
+            ConfigDef.Range.between(1, 10_000), Importance.LOW, BACKFILL_TRANSACTION_BATCHES_DOC, GROUP_BACKFILL, 2,
+            Width.SHORT, "Backfill transaction batches");
   }
 
   public final String host;
@@ -140,6 +156,8 @@ public final class SourceConfig {
   public final long commitIntervalMs;
   /** Settings for the source's own Kafka clients: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
+  public final int backfillBatchRows;
+  public final int backfillTransactionBatches;
   /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
   public final Map<String, String> debeziumOverrides;
   /** The connector's name, for Debezium's logical name and MBeans. */
@@ -165,6 +183,8 @@ public final class SourceConfig {
     heartbeatTopic = hb.isEmpty() ? topic + ".heartbeat" : hb;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
+    backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
+    backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
     Map<String, Object> kafka = new HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith(KAFKA_PREFIX) && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {

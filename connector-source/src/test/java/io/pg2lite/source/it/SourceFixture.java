@@ -24,7 +24,11 @@ final class SourceFixture implements AutoCloseable {
   final String topic;
   private ConnectWorker worker;
   private TopicReader reader;
+  /** Main-stream entries: what most tests look at. */
   private final List<ChangeLogEntry> seen = new ArrayList<>();
+  /** Every entry, backfill transactions included, in log order. */
+  private final List<ChangeLogEntry> all = new ArrayList<>();
+  private boolean inBackfill;
   private final ChangeLogCodec codec = new ChangeLogCodec();
 
   SourceFixture(TestStack stack, String name) throws Exception {
@@ -64,7 +68,18 @@ final class SourceFixture implements AutoCloseable {
     this.worker = worker;
   }
 
-  /** Reads until {@code count} more entries arrived (or the timeout); returns all seen so far. */
+  /** Reads what arrives within {@code wait}; returns every entry read so far, backfill included. */
+  List<ChangeLogEntry> readAll(Duration wait) {
+    awaitEntries(Integer.MAX_VALUE / 2, wait);
+    return allEntries();
+  }
+
+  /** Every entry read so far, backfill transactions included. */
+  List<ChangeLogEntry> allEntries() {
+    return List.copyOf(all);
+  }
+
+  /** Reads until {@code count} more main-stream entries arrived (or the timeout); returns all seen so far. */
   List<ChangeLogEntry> awaitEntries(int count, Duration timeout) {
     if (reader == null) {
       reader = new TopicReader(stack.kafka().bootstrapServers(), topic);
@@ -73,7 +88,16 @@ final class SourceFixture implements AutoCloseable {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (seen.size() < target && System.nanoTime() < deadline) {
       for (ConsumerRecord<byte[], byte[]> r : reader.read(target - seen.size(), Duration.ofMillis(500))) {
-        seen.add(codec.decode(r.value()));
+        ChangeLogEntry e = codec.decode(r.value());
+        all.add(e);
+        if (e.message() instanceof io.pg2lite.protocol.message.Begin b && b.backfill()) {
+          inBackfill = true;
+        } else if (inBackfill) {
+          inBackfill = !(e.message() instanceof io.pg2lite.protocol.message.Commit
+              || e.message() instanceof io.pg2lite.protocol.message.Rollback);
+        } else {
+          seen.add(e);
+        }
       }
     }
     return List.copyOf(seen);

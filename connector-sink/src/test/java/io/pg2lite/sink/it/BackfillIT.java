@@ -1,0 +1,297 @@
+package io.pg2lite.sink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.TestStackExtension;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Backfill end to end (Postgres → source → Kafka → sink → SQLite): rows that existed before a table
+ * or column was published reach the replica, while live changes keep flowing, across schema
+ * changes and restarts during the copy.
+ */
+@ExtendWith(TestStackExtension.class)
+class BackfillIT {
+  private static final Duration LONG = Duration.ofMinutes(6);
+  /** Rows of the large table (1M as the issue asks; smaller with -Dpg2lite.it.backfillRows for a quick loop). */
+  private static final int BIG_ROWS = Integer.getInteger("pg2lite.it.backfillRows", 1_000_000);
+
+  /** Random updates, deletes and inserts on {@code table} (id, v, n) in small transactions until stopped. */
+  private static final class Writer implements AutoCloseable {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicLong transactions = new AtomicLong();
+    private final Thread thread;
+    private volatile Exception failure;
+
+    Writer(Pipeline p, String table, int maxId, long pauseMillis) {
+      thread = new Thread(() -> {
+        Random random = new Random(maxId);
+        int nextId = maxId + 1;
+        try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
+          c.setAutoCommit(false);
+          while (!stop.get()) {
+            for (int o = 0; o < 3; o++) {
+              int id = 1 + random.nextInt(maxId);
+              switch (random.nextInt(3)) {
+                case 0 -> s.execute("UPDATE " + table + " SET n = n + 1, v = 'u" + random.nextInt(1000)
+                    + "' WHERE id = " + id);
+                case 1 -> s.execute("DELETE FROM " + table + " WHERE id = " + id);
+                default -> s.execute("INSERT INTO " + table + " (id, v, n) VALUES (" + nextId++ + ", 'new', 0)");
+              }
+            }
+            c.commit();
+            transactions.incrementAndGet();
+            Thread.sleep(pauseMillis);
+          }
+        } catch (Exception e) {
+          failure = e;
+        }
+      }, "writer-" + table);
+      thread.start();
+    }
+
+    @Override
+    public void close() throws Exception {
+      stop.set(true);
+      thread.join();
+      if (failure != null) {
+        throw failure;
+      }
+    }
+  }
+
+  /** Small backfill transactions, so a copy of 100k rows lasts long enough for DDL or a restart to hit it. */
+  private static final Map<String, String> SLOW_COPY = Map.of("backfill.batch.rows", "100",
+      "backfill.transaction.batches", "1");
+
+  private static String pgRows(String table) {
+    return "SELECT id, v, n FROM " + table + " ORDER BY id";
+  }
+
+  private static String liteRows(String table) {
+    return "SELECT id, v, n FROM \"" + table + "\" ORDER BY id";
+  }
+
+  private static void createFilled(Pipeline p, String table, int rows) throws Exception {
+    p.db.execute("CREATE TABLE " + table + " (id int PRIMARY KEY, v text, n int)",
+        "INSERT INTO " + table + " SELECT g, 'v' || g, g % 1000 FROM generate_series(1, " + rows + ") g");
+  }
+
+  @Test
+  void aLargeTableAddedToThePublicationUnderLiveUpdatesAndDeletes(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_big")) {
+      p.db.execute("CREATE TABLE live (id int PRIMARY KEY, v text, n int)",
+          "CREATE PUBLICATION bf_big_pub FOR TABLE live");
+      createFilled(p, "big", BIG_ROWS);
+      p.startSource();
+      Path replica = p.files.newFile("big");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "live", Pipeline.WAIT);
+      try (Writer w = new Writer(p, "big", BIG_ROWS, 20); Writer live = new Writer(p, "live", 100, 50)) {
+        p.db.execute("ALTER PUBLICATION bf_big_pub ADD TABLE big");
+        p.awaitBackfilled(replica, "big", LONG);
+        assertTrue(w.transactions.get() > 0, "writes went on during the copy");
+      }
+      p.awaitSame(replica, pgRows("big"), liteRows("big"), LONG);
+      p.awaitSame(replica, pgRows("live"), liteRows("live"), Pipeline.WAIT);
+    }
+  }
+
+  @Test
+  void initialSnapshotOfSeveralTablesWhileWritesContinue(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_initial")) {
+      createFilled(p, "a", 50_000);
+      createFilled(p, "b", 5_000);
+      p.db.execute("CREATE TABLE \"c d\" (id int PRIMARY KEY, v text, n int)",
+          "CREATE PUBLICATION bf_initial_pub FOR TABLE a, b, \"c d\"");
+      Path replica = p.files.newFile("initial");
+      try (Writer wa = new Writer(p, "a", 50_000, 10); Writer wb = new Writer(p, "b", 5_000, 10);
+          Writer wc = new Writer(p, "\"c d\"", 10, 10)) {
+        p.startSource();
+        p.startSink("a", replica);
+        for (String t : List.of("a", "b", "c d")) {
+          p.awaitBackfilled(replica, t, LONG);
+        }
+      }
+      p.awaitSame(replica, pgRows("a"), liteRows("a"), Pipeline.WAIT);
+      p.awaitSame(replica, pgRows("b"), liteRows("b"), Pipeline.WAIT);
+      p.awaitSame(replica, pgRows("\"c d\""), liteRows("c d"), Pipeline.WAIT);
+    }
+  }
+
+  @Test
+  void addColumnWithVolatileDefaultsIsBackfilled(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_addcol")) {
+      createFilled(p, "t", 2_000);
+      p.db.execute("CREATE PUBLICATION bf_addcol_pub FOR TABLE t");
+      p.startSource();
+      Path replica = p.files.newFile("addcol");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "t", LONG);
+      p.db.execute("ALTER TABLE t ADD COLUMN created timestamptz DEFAULT clock_timestamp(), "
+          + "ADD COLUMN u uuid DEFAULT gen_random_uuid()");
+      p.db.execute("UPDATE t SET v = 'changed' WHERE id <= 10");
+      p.awaitSame(replica, "SELECT id, v, u FROM t ORDER BY id", "SELECT id, v, u FROM t ORDER BY id", LONG);
+      p.awaitBackfilled(replica, "t", LONG);
+      List<List<String>> pg = p.postgres("SELECT id, (extract(epoch FROM created) * 1000000)::bigint FROM t ORDER BY id");
+      List<List<String>> lite = Pipeline.replica(replica, "SELECT id, created FROM t ORDER BY id");
+      assertEquals(pg.size(), lite.size());
+      for (int i = 0; i < pg.size(); i++) {
+        Instant at = Instant.parse(lite.get(i).get(1));
+        long micros = at.getEpochSecond() * 1_000_000 + at.getNano() / 1000;
+        assertEquals(Long.parseLong(pg.get(i).get(1)), micros, "created of row " + pg.get(i).get(0));
+      }
+    }
+  }
+
+  /**
+   * DDL that commits after a copy's snapshot but before the copy reads the table: the copy fails
+   * (the table in the snapshot is not the table the catalog now has), retries with backoff, and
+   * the stream's schema change updates (rename) or removes (drop) the request first. A copy that
+   * already reads the table holds its ACCESS SHARE lock, so such DDL waits for it instead; the test
+   * holds the DDL's lock to make the copy start in between.
+   */
+  @Test
+  void renamingAColumnAndDroppingATableUnderACopyRetriesCorrectly(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_ddl")) {
+      createFilled(p, "r", 20_000);
+      createFilled(p, "gone", 20_000);
+      p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
+          "CREATE PUBLICATION bf_ddl_pub FOR TABLE keep");
+      p.startSource();
+      Path replica = p.files.newFile("ddl");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+
+      p.db.execute("ALTER PUBLICATION bf_ddl_pub ADD TABLE r");
+      underLockedDdl(p, "ALTER TABLE r RENAME COLUMN v TO w");
+      p.awaitBackfilled(replica, "r", LONG);
+      p.awaitSame(replica, "SELECT id, w, n FROM r ORDER BY id", "SELECT id, w, n FROM r ORDER BY id", LONG);
+
+      p.db.execute("ALTER PUBLICATION bf_ddl_pub ADD TABLE gone");
+      underLockedDdl(p, "DROP TABLE gone");
+      createFilled(p, "after", 1_000);
+      p.db.execute("ALTER PUBLICATION bf_ddl_pub ADD TABLE after");
+      p.awaitBackfilled(replica, "after", LONG);
+      p.awaitSame(replica, pgRows("after"), liteRows("after"), Pipeline.WAIT);
+      assertEquals(List.of(List.of("0")), Pipeline.replica(replica,
+          "SELECT count(*) FROM sqlite_master WHERE name = 'gone'"), "the dropped table is gone from the replica");
+      // Usually the copy of gone fails (the slot creation for its snapshot waits for the DDL's
+      // transaction, so the snapshot no longer has the table) and its request is dropped; if the
+      // copy got its snapshot first, the DROP waits for it and arrives after it. Either way the
+      // replica must end without the table.
+      assertTrue(p.backfillCompleted("r"));
+    }
+  }
+
+  @Test
+  void rowFiltersAndColumnListsOfThePublicationAreRespected(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_filter")) {
+      p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
+          "CREATE TABLE f (id int PRIMARY KEY, v text, n int, secret text)",
+          "INSERT INTO f SELECT g, 'v' || g, g % 10, 'hidden' FROM generate_series(1, 3000) g",
+          "CREATE PUBLICATION bf_filter_pub FOR TABLE keep");
+      p.startSource();
+      Path replica = p.files.newFile("filter");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      p.db.execute("ALTER PUBLICATION bf_filter_pub ADD TABLE f (id, v, n) WHERE (n < 3)");
+      p.awaitBackfilled(replica, "f", LONG);
+      p.awaitSame(replica, "SELECT id, v, n FROM f WHERE n < 3 ORDER BY id", liteRows("f"), Pipeline.WAIT);
+      assertEquals(List.of(), Pipeline.replica(replica,
+          "SELECT name FROM pragma_table_info('f') WHERE name = 'secret'"), "an unpublished column is not copied");
+    }
+  }
+
+  /** Runs {@code ddl} in a transaction that holds its lock for 2 s before committing. */
+  private static void underLockedDdl(Pipeline p, String ddl) throws Exception {
+    try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      s.execute(ddl);
+      Thread.sleep(2_000);
+      c.commit();
+    }
+  }
+
+  @Test
+  void sourceRestartedMidCopyFinishesTheCopy(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_restart")) {
+      createFilled(p, "s", 100_000);
+      p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
+          "CREATE PUBLICATION bf_restart_pub FOR TABLE keep");
+      p.startSource(SLOW_COPY);
+      Path replica = p.files.newFile("restart");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      try (Writer w = new Writer(p, "s", 100_000, 20)) {
+        p.db.execute("ALTER PUBLICATION bf_restart_pub ADD TABLE s");
+        awaitSomeRowsCopied(replica, "s");
+        String source = p.name + "-source";
+        p.worker.rest().restart(source);
+        Thread.sleep(1_000);
+        p.worker.rest().awaitRunning(source, Pipeline.WAIT);
+        p.awaitBackfilled(replica, "s", LONG);
+      }
+      assertTrue(p.backfillSnapshots("s").size() >= 2, "the restarted task took a new snapshot: "
+          + p.backfillSnapshots("s"));
+      p.awaitSame(replica, pgRows("s"), liteRows("s"), LONG);
+    }
+  }
+
+  @Test
+  void aTableWithoutKeyWaitsUntilItGetsOne(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_nokey")) {
+      p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
+          "CREATE TABLE nokey (id int NOT NULL, v text, n int)",
+          "INSERT INTO nokey SELECT g, 'v' || g, g FROM generate_series(1, 500) g",
+          "CREATE PUBLICATION bf_nokey_pub FOR TABLE keep WITH (publish = 'insert')");
+      p.startSource();
+      Path replica = p.files.newFile("nokey");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      p.db.execute("ALTER PUBLICATION bf_nokey_pub ADD TABLE nokey");
+      Await.until("nokey created on the replica", Pipeline.WAIT, () -> {
+        try {
+          return !Pipeline.replica(replica, "SELECT 1 FROM sqlite_master WHERE name = 'nokey'").isEmpty();
+        } catch (SQLException e) {
+          return false;
+        }
+      });
+      Thread.sleep(3_000); // at least one failed attempt and its backoff
+      assertEquals(List.of(List.of("0")), Pipeline.replica(replica, "SELECT count(*) FROM nokey"),
+          "no rows copied without a row key: a retry would duplicate them");
+      p.db.execute("ALTER TABLE nokey ADD PRIMARY KEY (id)");
+      p.awaitBackfilled(replica, "nokey", LONG);
+      p.awaitSame(replica, pgRows("nokey"), liteRows("nokey"), Pipeline.WAIT);
+    }
+  }
+
+  /** Waits until the copy of {@code table} has written some rows but (most likely) not all. */
+  private static void awaitSomeRowsCopied(Path replica, String table) {
+    Await.until("first rows of " + table + " copied", Pipeline.WAIT, () -> {
+      try {
+        List<List<String>> r = Pipeline.replica(replica, "SELECT count(*) FROM \"" + table + "\"");
+        return Long.parseLong(r.get(0).get(0)) > 0;
+      } catch (SQLException e) {
+        return false;
+      }
+    });
+    assertNotNull(table);
+  }
+}

@@ -1,0 +1,77 @@
+package io.pg2lite.source.multiplex;
+
+import io.pg2lite.backfill.BackfillStream;
+import io.pg2lite.backfill.schedule.MainStreamState;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.source.transaction.Emitted;
+import io.pg2lite.source.transaction.SourcePosition;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Merges the main stream and the backfill stream into the one ordered log, whole transactions
+ * only: after the main-stream entries of a poll, at a transaction boundary, one backfill
+ * transaction when {@link io.pg2lite.backfill.schedule.BackfillScheduler} allows.
+ *
+ * <p>Every entry written passes through {@link BackfillStream#observe} in log order, and every
+ * record's position is stamped with the required backfills as of the last transaction boundary
+ * at or before it, so what Connect stores with any record restores the backfill state that
+ * belongs to the position it resumes from. A backfill transaction carries the main stream's
+ * position unchanged: it is never acknowledged to Postgres.
+ */
+public final class StreamMultiplexer implements AutoCloseable {
+  private final BackfillStream backfill;
+  private String committedBackfills;
+  private SourcePosition lastRaw;
+  private SourcePosition lastStamped;
+
+  public StreamMultiplexer(BackfillStream backfill, String storedBackfills) {
+    this.backfill = backfill;
+    this.committedBackfills = storedBackfills;
+  }
+
+  /**
+   * The records to write for this poll: {@code main} (already assembled), then possibly one
+   * backfill transaction.
+   *
+   * @param mainPosition the main stream's position after {@code main}
+   */
+  public List<Emitted> merge(List<Emitted> main, MainStreamState state, SourcePosition mainPosition) {
+    List<Emitted> out = new ArrayList<>(main.size() + 8);
+    for (Emitted e : main) {
+      out.add(observe(e));
+    }
+    List<ChangeLogEntry> tx = backfill.nextTransaction(state);
+    for (ChangeLogEntry entry : tx) {
+      out.add(observe(new Emitted(entry, mainPosition, entry.message() instanceof Commit)));
+    }
+    return out;
+  }
+
+  private Emitted observe(Emitted e) {
+    if (e.entry() != null) {
+      backfill.observe(e.entry());
+    } else {
+      backfill.mainStreamAt(e.position().lastCommit());
+    }
+    if (e.endsTransaction()) {
+      committedBackfills = backfill.requiredJson();
+    }
+    return new Emitted(e.entry(), stamp(e.position()), e.endsTransaction());
+  }
+
+  /** Positions are shared by the records of a transaction; so are the stamped ones. */
+  private SourcePosition stamp(SourcePosition p) {
+    if (p != lastRaw || lastStamped == null || !java.util.Objects.equals(lastStamped.backfills(), committedBackfills)) {
+      lastRaw = p;
+      lastStamped = p.withBackfills(committedBackfills);
+    }
+    return lastStamped;
+  }
+
+  @Override
+  public void close() {
+    backfill.close();
+  }
+}
