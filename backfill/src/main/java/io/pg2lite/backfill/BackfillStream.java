@@ -54,6 +54,8 @@ public final class BackfillStream implements AutoCloseable {
   private TableCopy copy;
   private boolean copyFinished;
   private long cachedVersion = -1;
+  private long maxRowsPerSecond;
+  private long pausedUntil = Long.MIN_VALUE;
   private String cachedJson;
 
   /**
@@ -67,6 +69,17 @@ public final class BackfillStream implements AutoCloseable {
     this.batchRows = batchRows;
     this.lastWritten = lastWritten;
     this.clockMillis = clockMillis;
+  }
+
+  /**
+   * Caps the copy rate (0 = no cap). The log is one ordered stream: a replica applies a live change
+   * only after every backfill record before it, so a copy written faster than replicas apply it
+   * builds a backlog that live changes wait behind. A cap below the replicas' apply rate keeps that
+   * wait to about one backfill transaction.
+   */
+  public BackfillStream maxRowsPerSecond(long rows) {
+    this.maxRowsPerSecond = rows;
+    return this;
   }
 
   /** One entry written to the change log, in log order. */
@@ -108,6 +121,9 @@ public final class BackfillStream implements AutoCloseable {
    */
   public List<ChangeLogEntry> nextTransaction(MainStreamState main) {
     long now = clockMillis.getAsLong();
+    if (now < pausedUntil) {
+      return List.of();
+    }
     int batches = scheduler.batchesAllowed(main, hasWork(), now);
     if (batches == 0 || !ensureCopy(now)) {
       return List.of();
@@ -147,6 +163,15 @@ public final class BackfillStream implements AutoCloseable {
       return List.of();
     }
     entries.add(new ChangeLogEntry(tx, entries.size(), new Commit(entries.size() - 1, null)));
+    if (maxRowsPerSecond > 0) {
+      long rows = 0;
+      for (ChangeLogEntry e : entries) {
+        if (e.message() instanceof DataChange.Backfill b) {
+          rows += b.rowValues().size();
+        }
+      }
+      pausedUntil = now + rows * 1000 / maxRowsPerSecond;
+    }
     return entries;
   }
 

@@ -142,6 +142,17 @@ class BackfillStreamTest {
   }
 
   @Test
+  void aRateCapSpacesBackfillTransactions() {
+    stream.maxRowsPerSecond(40);
+    requireTable();
+    assertEquals(4, stream.nextTransaction(MainStreamState.IDLE).size(), "20 rows");
+    now = 499;
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "20 rows at 40 rows/s: 500 ms");
+    now = 500;
+    assertEquals(3, stream.nextTransaction(MainStreamState.IDLE).size(), "the last 5 rows");
+  }
+
+  @Test
   void neverInsideAMainTransaction() {
     requireTable();
     assertTrue(stream.nextTransaction(MainStreamState.IN_TRANSACTION).isEmpty());

@@ -88,6 +88,12 @@ public final class SourceConfig {
       + "the main stream is idle. A live change waits at most one such transaction; while the main stream is "
       + "busy, a backfill gets one record per second.";
   public static final int BACKFILL_TRANSACTION_BATCHES_DEFAULT = 20;
+  public static final String BACKFILL_MAX_ROWS_PER_SECOND_CONFIG = "backfill.max.rows.per.second";
+  private static final String BACKFILL_MAX_ROWS_PER_SECOND_DOC = "Caps the rate of a copy (0: no cap). Replicas "
+      + "apply a live change only after every backfill record before it in the log, so a copy written faster "
+      + "than the slowest replica applies it delays live changes; keep the cap below that replica's apply rate "
+      + "(docs/performance.md).";
+  public static final long BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT = 0;
   public static final String KAFKA_PREFIX = "kafka.";
   public static final String DEBEZIUM_PREFIX = "debezium.";
 
@@ -134,7 +140,10 @@ public final class SourceConfig {
             Importance.LOW, BACKFILL_BATCH_ROWS_DOC, GROUP_BACKFILL, 1, Width.SHORT, "Backfill batch rows")
         .define(BACKFILL_TRANSACTION_BATCHES_CONFIG, Type.INT, BACKFILL_TRANSACTION_BATCHES_DEFAULT,
             ConfigDef.Range.between(1, 10_000), Importance.LOW, BACKFILL_TRANSACTION_BATCHES_DOC, GROUP_BACKFILL, 2,
-            Width.SHORT, "Backfill transaction batches");
+            Width.SHORT, "Backfill transaction batches")
+        .define(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG, Type.LONG, BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT,
+            ConfigDef.Range.atLeast(0), Importance.LOW, BACKFILL_MAX_ROWS_PER_SECOND_DOC, GROUP_BACKFILL, 3,
+            Width.SHORT, "Backfill rate cap");
   }
 
   public final String host;
@@ -158,6 +167,7 @@ public final class SourceConfig {
   public final Map<String, Object> kafkaClientProps;
   public final int backfillBatchRows;
   public final int backfillTransactionBatches;
+  public final long backfillMaxRowsPerSecond;
   /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
   public final Map<String, String> debeziumOverrides;
   /** The connector's name, for Debezium's logical name and MBeans. */
@@ -185,6 +195,7 @@ public final class SourceConfig {
     commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
     backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
     backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
+    backfillMaxRowsPerSecond = c.getLong(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG);
     Map<String, Object> kafka = new HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith(KAFKA_PREFIX) && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
