@@ -9,7 +9,6 @@ import io.pg2lite.testkit.sqlite.SqliteFiles;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -67,29 +66,17 @@ final class Pipeline implements AutoCloseable {
   /** Rows of a Postgres query, values as text. */
   List<List<String>> postgres(String sql) throws SQLException {
     try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return rows(rs);
+      return io.pg2lite.testkit.QueryRows.of(rs);
     }
   }
 
   /** Rows of a replica query, values as text. */
   static List<List<String>> replica(Path file, String sql) throws SQLException {
     try (Connection c = SqliteFiles.open(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return rows(rs);
+      return io.pg2lite.testkit.QueryRows.of(rs);
     }
   }
 
-  private static List<List<String>> rows(ResultSet rs) throws SQLException {
-    ResultSetMetaData md = rs.getMetaData();
-    List<List<String>> out = new ArrayList<>();
-    while (rs.next()) {
-      List<String> row = new ArrayList<>();
-      for (int i = 1; i <= md.getColumnCount(); i++) {
-        row.add(rs.getString(i));
-      }
-      out.add(row);
-    }
-    return out;
-  }
 
   /** Waits until the replica holds what Postgres holds for the two queries. */
   void awaitEqual(Path replica, String pgSql, String liteSql) {

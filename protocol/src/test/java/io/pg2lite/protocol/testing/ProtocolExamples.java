@@ -88,7 +88,9 @@ public final class ProtocolExamples {
     put(m, PRE_COMMIT, 13, new SchemaChange.DropIndex(new QualifiedName("public", "issue_old_idx")));
     put(m, COMMIT, 14, new Commit(13, commitTime));
     Watermark backfillTx = COMMIT.nextMinor();
-    Watermark snapshot = Watermark.fromLsn("0/16B3900");
+    // Taken before the example commit, which the log has therefore reached: backfill-completed may
+    // follow in this transaction, whose watermark (COMMIT.01) is above the snapshot.
+    Watermark snapshot = Watermark.fromLsn("0/16B3780");
     Relation keyOnly = new Relation("public", "issue", RowKey.of("id"));
     put(m, backfillTx, 1, new DataChange.Backfill(keyOnly, List.of("created"), snapshot,
         List.of(List.of(Value.of("a1"), Value.of("2025-10-09T08:53:20.123456Z")), List.of(Value.of("a2"), Value.NULL)),

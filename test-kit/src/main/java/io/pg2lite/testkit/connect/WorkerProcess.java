@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -72,6 +73,46 @@ public final class WorkerProcess implements AutoCloseable {
     Await.until("worker process REST API on port " + port, Duration.ofSeconds(90), () -> {
       if (!p.isAlive()) {
         throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir);
+      }
+      w.rest.connectors();
+      return true;
+    });
+    return w;
+  }
+
+  /**
+   * Starts a distributed worker from {@code workerProperties} (for example the project's
+   * {@code etc/connect-distributed-eos.properties}), with {@code overrides} applied (bootstrap
+   * servers, plugin.path, ...), a free REST port, and {@code environment} added to the process's
+   * environment, where {@code ${env:NAME}} config values resolve. Its output goes to
+   * {@code workDir/worker.log}.
+   */
+  public static WorkerProcess start(java.util.Properties workerProperties, Map<String, String> overrides,
+      Map<String, String> environment, String maxHeap, Path workDir) throws IOException {
+    int port;
+    try (ServerSocket s = new ServerSocket(0)) {
+      port = s.getLocalPort();
+    }
+    java.util.Properties props = new java.util.Properties();
+    props.putAll(workerProperties);
+    props.putAll(overrides);
+    props.setProperty("listeners", "http://127.0.0.1:" + port);
+    Path file = workDir.resolve("worker.properties");
+    try (java.io.Writer w = Files.newBufferedWriter(file)) {
+      props.store(w, "pg2lite worker");
+    }
+    Path gc = workDir.resolve("worker-gc.log");
+    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
+        "-Xlog:gc:file=" + gc, "-cp", classpath(), "org.apache.kafka.connect.cli.ConnectDistributed", file.toString());
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
+        .redirectOutput(workDir.resolve("worker.log").toFile());
+    pb.environment().putAll(environment);
+    Process p = pb.start();
+    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
+    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc);
+    Await.until("worker process REST API on port " + port, Duration.ofSeconds(120), () -> {
+      if (!p.isAlive()) {
+        throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir.resolve("worker.log"));
       }
       w.rest.connectors();
       return true;

@@ -1,0 +1,163 @@
+package io.pg2lite.quickstart;
+
+import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.QueryRows;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.WorkerProcess;
+import io.pg2lite.testkit.postgres.TestDatabase;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The embedded demo behind the README's first command: Postgres (embedded), a KRaft broker, and
+ * a Connect worker in its own process whose {@code plugin.path} holds the built plugin archives;
+ * the source and the sink are registered from {@code etc/} unchanged (their {@code ${env:...}}
+ * values come from the worker's environment). A demo workload runs, with a schema change and a
+ * table added to the publication, and the replica's tables, watermark and lag are printed as they
+ * move. Ctrl-C stops everything (the worker process, the broker, Postgres) and leaves nothing
+ * behind.
+ *
+ * <p>{@code -Dpg2lite.quickstart.seconds=N} ends the demo after N seconds of workload, once the
+ * replica equals Postgres (the quickstart's IT runs it that way).
+ */
+public final class Quickstart {
+  private final Path pluginPath;
+  private final ExampleConfigs configs;
+  private final PrintStream out;
+  private final AtomicBoolean stop = new AtomicBoolean();
+
+  /** How a run ended. */
+  record Result(boolean replicaEqualsPostgres, String difference) {}
+
+  Quickstart(Path pluginPath, Path etc, PrintStream out) {
+    this.pluginPath = pluginPath;
+    this.configs = new ExampleConfigs(etc);
+    this.out = out;
+  }
+
+  public static void main(String[] args) throws Exception {
+    Path plugins = Path.of(System.getProperty("pg2lite.pluginPath", "quickstart/target/plugins")).toAbsolutePath();
+    Path etc = Path.of(System.getProperty("pg2lite.etc", "etc")).toAbsolutePath();
+    long seconds = Long.getLong("pg2lite.quickstart.seconds", 0);
+    Quickstart q = new Quickstart(plugins, etc, System.out);
+    Thread main = Thread.currentThread();
+    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+      q.stop.set(true);
+      try {
+        main.join(60_000); // let the run close the worker, the broker and Postgres
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }, "pg2lite-quickstart-stop"));
+    Result r = q.run(seconds > 0 ? Duration.ofSeconds(seconds) : null);
+    if (r != null && !r.replicaEqualsPostgres()) {
+      System.exit(1);
+    }
+  }
+
+  /** Runs the demo for {@code duration} (null: until Ctrl-C); null when stopped by Ctrl-C. */
+  Result run(Duration duration) throws Exception {
+    if (!Files.isDirectory(pluginPath)) {
+      throw new IllegalStateException("no plugin archives in " + pluginPath + ": build first (mvn -B install -DskipTests)");
+    }
+    Path work = Files.createTempDirectory("pg2lite-quickstart");
+    Path replicas = Files.createDirectories(work.resolve("replicas"));
+    Progress progress = new Progress(out);
+    out.println("pg2lite quickstart (Ctrl-C stops everything); work directory " + work);
+    try (TestStack stack = TestStack.create()) {
+      progress.step("starting Postgres 17 (embedded)", stack::postgres);
+      TestDatabase db = stack.postgres().newDatabase("shop");
+      DemoDatabase demo = new DemoDatabase(db);
+      progress.step("creating the demo schema in database " + db.name() + ": customer (published), orders "
+          + "(10,000 rows, not yet published)", () -> {
+            demo.create();
+            return null;
+          });
+      progress.step("starting a Kafka broker (KRaft)", stack::kafka);
+      Map<String, String> env = Map.of(
+          "PG2LITE_PG_HOST", "localhost",
+          "PG2LITE_PG_PORT", String.valueOf(stack.postgres().port()),
+          "PG2LITE_PG_DATABASE", db.name(),
+          "PG2LITE_PG_USER", stack.postgres().user(),
+          "PG2LITE_PG_PASSWORD", stack.postgres().password(),
+          "PG2LITE_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
+          "PG2LITE_REPLICA_DIR", replicas.toString());
+      Map<String, String> overrides = Map.of("bootstrap.servers", stack.kafka().bootstrapServers(),
+          "plugin.path", pluginPath.toString());
+      // The worker stops before the broker and Postgres (it holds the replication connection).
+      try (WorkerProcess worker = progress.step("starting a Connect worker process (" + configs.dir().resolve(
+          ExampleConfigs.WORKER_FILE).getFileName() + ", plugin.path " + pluginPath + ")",
+          () -> WorkerProcess.start(configs.worker(), overrides, env, "768m", work))) {
+        for (String file : List.of(ExampleConfigs.SOURCE_FILE, ExampleConfigs.SINK_FILE)) {
+          ExampleConfigs.Connector c = configs.connector(file);
+          progress.step("registering " + c.name() + " from etc/" + file, () -> {
+            worker.rest().putConnector(c.name(), c.config());
+            worker.rest().awaitRunning(c.name(), Duration.ofSeconds(120));
+            return null;
+          });
+        }
+        Path replica = replicas.resolve("replica.db");
+        String topic = configs.connector(ExampleConfigs.SOURCE_FILE).config().get("topic");
+        try (ReplicaStatus status = new ReplicaStatus(replica, stack.kafka().bootstrapServers(), topic)) {
+          return loop(demo, status, replica, duration);
+        } finally {
+          out.println("  … stopping the Connect worker, the broker and Postgres");
+        }
+      }
+    }
+  }
+
+  private Result loop(DemoDatabase demo, ReplicaStatus status, Path replica, Duration duration) throws Exception {
+    long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    int tick = 0;
+    while (!stop.get() && (System.nanoTime() < deadline || !demo.complete())) {
+      String event = demo.tick(++tick);
+      if (event != null) {
+        out.printf("[%4ds] %s%n", tick, event);
+      }
+      out.printf("[%4ds] %s%n", tick, status.line());
+      Thread.sleep(1_000);
+    }
+    if (stop.get()) {
+      return null;
+    }
+    String[] last = {null};
+    try {
+      Await.until("the replica to equal Postgres", Duration.ofSeconds(120), () -> {
+        last[0] = difference(demo.db(), replica);
+        return last[0] == null;
+      });
+    } catch (AssertionError e) {
+      out.println("replica differs from Postgres: " + last[0]);
+      return new Result(false, last[0]);
+    }
+    out.println(status.line());
+    out.println("replica equals Postgres (customer with its new column, orders with its backfilled rows)");
+    return new Result(true, null);
+  }
+
+  /** The first difference between Postgres and the replica for the demo's tables, or null. */
+  static String difference(TestDatabase db, Path replica) {
+    for (String sql : List.of(DemoDatabase.CUSTOMERS, DemoDatabase.ORDERS)) {
+      try (Connection pg = db.connect(); Connection lite = DriverManager.getConnection("jdbc:sqlite:" + replica)) {
+        List<List<String>> a = QueryRows.of(pg, sql);
+        List<List<String>> b = QueryRows.of(lite, sql);
+        if (!Objects.equals(a, b)) {
+          return sql + ": Postgres " + a.size() + " rows, replica " + b.size();
+        }
+      } catch (SQLException e) {
+        return sql + ": " + e.getMessage();
+      }
+    }
+    return null;
+  }
+}

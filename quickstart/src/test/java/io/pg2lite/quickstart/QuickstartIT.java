@@ -1,0 +1,90 @@
+package io.pg2lite.quickstart;
+
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.zip.ZipFile;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The plugin archives end to end: the quickstart's Connect worker runs in its own process with
+ * {@code plugin.path} at the unpacked archives (both plugins side by side, loaded through Connect's
+ * plugin isolation: neither connector is on the worker's classpath), registered from the example
+ * configs in {@code etc/} through the env config provider. The demo's schema change and newly
+ * published table must reach the replica.
+ */
+class QuickstartIT {
+  private static final Path PLUGINS = Path.of(System.getProperty("pg2lite.pluginPath", "target/plugins"));
+  private static final Path ETC = Path.of(System.getProperty("pg2lite.etc", "../etc"));
+
+  @Test
+  void theArchivesHaveTheHubLayoutWithoutKafkaClasses() throws Exception {
+    for (String plugin : new String[] {"source", "sink"}) {
+      Path dir;
+      try (var dirs = Files.list(PLUGINS)) {
+        dir = dirs.filter(d -> d.getFileName().toString().startsWith("pg2lite-" + plugin + "-")).findFirst()
+            .orElseThrow(() -> new AssertionError("no pg2lite-" + plugin + " archive in " + PLUGINS));
+      }
+      assertTrue(Files.readString(dir.resolve("manifest.json")).contains("\"component_types\""));
+      assertTrue(Files.isDirectory(dir.resolve("etc")) && Files.isDirectory(dir.resolve("doc")));
+      try (var jars = Files.list(dir.resolve("lib"))) {
+        for (Path jar : jars.toList()) {
+          assertTrue(!jar.getFileName().toString().startsWith("kafka") && !jar.getFileName().toString()
+              .startsWith("connect-"), "no Kafka or Connect jar in the archive: " + jar);
+          try (ZipFile z = new ZipFile(jar.toFile())) {
+            assertTrue(z.stream().noneMatch(e -> e.getName().startsWith("org/apache/kafka/")),
+                "no Kafka classes inside " + jar);
+          }
+        }
+      }
+      Path connectorJar = dir.resolve("lib").resolve(
+          "pg2lite-connector-" + plugin + "-" + dir.getFileName().toString().substring(("pg2lite-" + plugin + "-").length())
+          + ".jar");
+      try (ZipFile z = new ZipFile(connectorJar.toFile())) {
+        String service = "META-INF/services/org.apache.kafka.connect." + plugin + "." + (plugin.equals("source")
+            ? "SourceConnector" : "SinkConnector");
+        assertNotNull(z.getEntry(service), "ServiceLoader manifest " + service + " in " + connectorJar);
+      }
+    }
+  }
+
+  @Test
+  void theQuickstartReplicatesThroughThePluginArchives() throws Exception {
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    PrintStream out = new PrintStream(new TeeStream(log, System.out), true, StandardCharsets.UTF_8);
+    Quickstart.Result r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out)
+        .run(Duration.ofSeconds(15));
+    String printed = log.toString(StandardCharsets.UTF_8);
+    assertTrue(r.replicaEqualsPostgres(), "replica differs: " + r.difference());
+    assertTrue(printed.contains("watermark") && printed.contains("lag"), printed);
+  }
+
+  /** Writes to two streams: the test's log and the console. */
+  private static final class TeeStream extends java.io.OutputStream {
+    private final java.io.OutputStream a;
+    private final java.io.OutputStream b;
+
+    TeeStream(java.io.OutputStream a, java.io.OutputStream b) {
+      this.a = a;
+      this.b = b;
+    }
+
+    @Override
+    public void write(int c) throws java.io.IOException {
+      a.write(c);
+      b.write(c);
+    }
+
+    @Override
+    public void write(byte[] buf, int off, int len) throws java.io.IOException {
+      a.write(buf, off, len);
+      b.write(buf, off, len);
+    }
+  }
+}
