@@ -194,6 +194,12 @@ public final class RowWriter {
         + SqlNames.quote(t.name) + " (" + cols + ") VALUES (" + marks + ")"));
   }
 
+  /**
+   * Applies copied rows by the merge rule. Rows whose merge needs the same statement (the same
+   * columns to overwrite; usually all of them) go to SQLite as one JDBC batch: a backfill message
+   * holds distinct keys, and the change log it consults is not written by it, so batching cannot
+   * change what a later row of the message sees.
+   */
   private void backfill(DataChange.Backfill b) throws SQLException {
     LiteTable t = schema.require(b.relation().table());
     List<String> keyCols = b.relation().rowKey().columns();
@@ -202,7 +208,14 @@ public final class RowWriter {
     }
     List<String> cols = new ArrayList<>(keyCols);
     cols.addAll(b.columns());
+    List<LiteTypes.Storage> storage = new ArrayList<>(cols.size());
+    for (String col : cols) {
+      storage.add(t.storage(col));
+    }
     String snapshot = b.watermark().toString();
+    PreparedStatement ps = null;
+    boolean[] psMask = null;
+    int pending = 0;
     for (List<Value> values : b.rowValues()) {
       if (values.size() != cols.size()) {
         throw new IllegalArgumentException("backfill row of " + t.name + " has " + values.size() + " values for "
@@ -212,42 +225,69 @@ public final class RowWriter {
       for (int k = 0; k < keyCols.size(); k++) {
         kb.put(keyCols.get(k), values.get(k));
       }
-      Row key = kb.build();
-      RowChangeLog.LastChange last = changeLog.last(t, key);
+      RowChangeLog.LastChange last = changeLog.last(t, kb.build());
       if (last != null && last.op().equals("d") && last.version().compareTo(snapshot) > 0) {
         continue; // deleted after the snapshot: never resurrect it
       }
-      List<Integer> updates = new ArrayList<>();
+      boolean[] mask = new boolean[cols.size()];
+      boolean any = false;
       for (int k = keyCols.size(); k < cols.size(); k++) {
         String v = last == null || !last.op().equals("s") ? null : last.columnVersions().get(cols.get(k));
         if (v == null || v.compareTo(snapshot) <= 0) {
-          updates.add(k);
+          mask[k] = true;
+          any = true;
         }
       }
-      if (updates.isEmpty() && last != null && last.op().equals("s")) {
+      if (!any && last != null && last.op().equals("s")) {
         continue; // every column was written by a newer change
       }
-      StringBuilder sql = new StringBuilder("INSERT INTO ").append(SqlNames.quote(t.name)).append(" (");
-      for (String col : cols) {
-        sql.append(SqlNames.quote(col)).append(", ");
+      if (ps == null || !java.util.Arrays.equals(mask, psMask)) {
+        if (pending > 0) {
+          ps.executeBatch();
+          pending = 0;
+        }
+        ps = statement(backfillSql(t, cols, keyCols.size(), mask));
+        psMask = mask;
       }
-      sql.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(") VALUES (").append("?, ".repeat(cols.size()))
-          .append("?) ON CONFLICT (");
-      for (int k = 0; k < keyCols.size(); k++) {
-        sql.append(k == 0 ? "" : ", ").append(SqlNames.quote(keyCols.get(k)));
-      }
-      sql.append(") DO ").append(updates.isEmpty() ? "NOTHING" : "UPDATE SET ");
-      for (int u = 0; u < updates.size(); u++) {
-        String col = SqlNames.quote(cols.get(updates.get(u)));
-        sql.append(u == 0 ? "" : ", ").append(col).append(" = excluded.").append(col);
-      }
-      PreparedStatement ps = statement(sql.toString());
       for (int k = 0; k < cols.size(); k++) {
-        LiteValues.bind(ps, k + 1, values.get(k), t.storage(cols.get(k)));
+        LiteValues.bind(ps, k + 1, values.get(k), storage.get(k));
       }
       ps.setString(cols.size() + 1, snapshot);
-      ps.executeUpdate();
+      ps.addBatch();
+      if (++pending >= MAX_BATCH) {
+        ps.executeBatch();
+        pending = 0;
+      }
     }
+    if (pending > 0) {
+      ps.executeBatch();
+    }
+  }
+
+  /** INSERT ... ON CONFLICT (key) DO UPDATE SET the columns in {@code overwrite} (or DO NOTHING). */
+  private static String backfillSql(LiteTable t, List<String> cols, int keyCount, boolean[] overwrite) {
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(SqlNames.quote(t.name)).append(" (");
+    for (String col : cols) {
+      sql.append(SqlNames.quote(col)).append(", ");
+    }
+    sql.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(") VALUES (").append("?, ".repeat(cols.size()))
+        .append("?) ON CONFLICT (");
+    for (int k = 0; k < keyCount; k++) {
+      sql.append(k == 0 ? "" : ", ").append(SqlNames.quote(cols.get(k)));
+    }
+    sql.append(") DO ");
+    boolean first = true;
+    for (int k = keyCount; k < cols.size(); k++) {
+      if (overwrite[k]) {
+        String col = SqlNames.quote(cols.get(k));
+        sql.append(first ? "UPDATE SET " : ", ").append(col).append(" = excluded.").append(col);
+        first = false;
+      }
+    }
+    if (first) {
+      sql.append("NOTHING");
+    }
+    return sql.toString();
   }
 
   /** The key columns of a row: the relation's, or the replica's own key under REPLICA IDENTITY FULL. */
