@@ -43,6 +43,11 @@ import org.slf4j.LoggerFactory;
  */
 public final class BackfillStream implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(BackfillStream.class);
+  /**
+   * Values per backfill record, estimated: with JSON's quoting and names, a record stays well
+   * under Kafka's default 1 MB limit on a record (max.request.size, max.message.bytes).
+   */
+  static final long MAX_RECORD_VALUE_BYTES = 256 * 1024;
 
   private final BackfillStateMachine state;
   private final TableCopySource source;
@@ -143,7 +148,7 @@ public final class BackfillStream implements AutoCloseable {
           }
           break;
         }
-        List<List<Value>> rows = copy.next(batchRows);
+        List<List<Value>> rows = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
         if (rows.isEmpty()) {
           copyFinished = true;
           b--; // the completion check is not a batch

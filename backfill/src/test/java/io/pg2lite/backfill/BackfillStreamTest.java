@@ -57,9 +57,9 @@ class BackfillStreamTest {
     @Override public void close() { closed = true; }
 
     @Override
-    public List<List<Value>> next(int maxRows) {
+    public List<List<Value>> next(int maxRows, long maxBytes) {
       List<List<Value>> out = new ArrayList<>();
-      while (out.size() < maxRows && next <= rows) {
+      while (out.size() < maxRows && out.size() * 16L < maxBytes && next <= rows) {
         out.add(key.isEmpty() ? List.of(Value.of("v" + next)) : List.of(Value.of(next), Value.of("v" + next)));
         next++;
       }

@@ -21,8 +21,12 @@ public interface TableCopy extends AutoCloseable {
   /** The copied columns, row-key columns excluded. */
   List<String> columns();
 
-  /** Up to {@code maxRows} more rows; an empty list once every row was read. */
-  List<List<Value>> next(int maxRows) throws Exception;
+  /**
+   * More rows: up to {@code maxRows}, and no more once their values add up to about
+   * {@code maxBytes} (at least one row); an empty list once every row was read. The byte bound
+   * keeps a backfill record under Kafka's record size limit however wide the rows are.
+   */
+  List<List<Value>> next(int maxRows, long maxBytes) throws Exception;
 
   /** Rows read so far, and in the snapshot. */
   BackfillStatus status();

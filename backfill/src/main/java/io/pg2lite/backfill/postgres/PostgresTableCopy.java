@@ -120,16 +120,19 @@ final class PostgresTableCopy implements TableCopy {
   }
 
   @Override
-  public List<List<Value>> next(int maxRows) throws SQLException {
+  public List<List<Value>> next(int maxRows, long maxBytes) throws SQLException {
     List<List<Value>> out = new ArrayList<>(Math.min(maxRows, 4096));
     if (rows == null) {
       return out;
     }
     boolean more = true;
-    while (out.size() < maxRows && (more = rows.next())) {
+    long bytes = 0;
+    while (out.size() < maxRows && bytes < maxBytes && (more = rows.next())) {
       List<Value> row = new ArrayList<>(readers.size());
       for (int i = 0; i < readers.size(); i++) {
-        row.add(readers.get(i).read(rows, i + 1));
+        Value v = readers.get(i).read(rows, i + 1);
+        bytes += estimatedBytes(v);
+        row.add(v);
       }
       out.add(row);
     }
@@ -138,6 +141,21 @@ final class PostgresTableCopy implements TableCopy {
       close(); // every row read: release the snapshot and the table's lock now
     }
     return out;
+  }
+
+  /** About the JSON size of a value: its text's length, 8 for scalars (escapes not counted). */
+  static long estimatedBytes(Value v) {
+    if (v instanceof Value.Text t) {
+      return t.value().length() + 2;
+    }
+    if (v instanceof Value.Array a) {
+      long n = 2;
+      for (Value e : a.elements()) {
+        n += estimatedBytes(e) + 1;
+      }
+      return n;
+    }
+    return 8;
   }
 
   @Override

@@ -81,6 +81,31 @@ final class RowChangeLog {
     }
   }
 
+  /**
+   * The last committed operations of many rows of {@code t} at once (by row-key text), in chunks
+   * of up to 500 keys per query: a backfill message asks for all its rows in one go.
+   */
+  Map<String, LastChange> last(LiteTable t, List<String> rowKeys) throws SQLException {
+    Map<String, LastChange> out = new HashMap<>();
+    for (int from = 0; from < rowKeys.size(); from += 500) {
+      List<String> chunk = rowKeys.subList(from, Math.min(rowKeys.size(), from + 500));
+      PreparedStatement ps = statements.prepare("SELECT row_key, op, state_version, column_versions FROM "
+          + SqlNames.quote(ReplicaFile.CHANGES) + " WHERE table_name = ? AND row_key IN ("
+          + "?, ".repeat(chunk.size() - 1) + "?)");
+      ps.setString(1, t.name);
+      for (int i = 0; i < chunk.size(); i++) {
+        ps.setString(i + 2, chunk.get(i));
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getString(1), new LastChange(rs.getString(2), rs.getString(3),
+              ColumnVersions.parse(rs.getString(4))));
+        }
+      }
+    }
+    return out;
+  }
+
   /** Writes the open transaction's operations with its commit watermark. */
   void commit(Watermark commit) throws SQLException {
     for (Pending p : pending.values()) {

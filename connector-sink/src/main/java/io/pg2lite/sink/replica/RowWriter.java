@@ -213,9 +213,7 @@ public final class RowWriter {
       storage.add(t.storage(col));
     }
     String snapshot = b.watermark().toString();
-    PreparedStatement ps = null;
-    boolean[] psMask = null;
-    int pending = 0;
+    List<String> rowKeys = new ArrayList<>(b.rowValues().size());
     for (List<Value> values : b.rowValues()) {
       if (values.size() != cols.size()) {
         throw new IllegalArgumentException("backfill row of " + t.name + " has " + values.size() + " values for "
@@ -225,7 +223,15 @@ public final class RowWriter {
       for (int k = 0; k < keyCols.size(); k++) {
         kb.put(keyCols.get(k), values.get(k));
       }
-      RowChangeLog.LastChange last = changeLog.last(t, kb.build());
+      rowKeys.add(rowKeyText(kb.build()));
+    }
+    Map<String, RowChangeLog.LastChange> lastChanges = changeLog.last(t, rowKeys);
+    PreparedStatement ps = null;
+    boolean[] psMask = null;
+    int pending = 0;
+    for (int r = 0; r < b.rowValues().size(); r++) {
+      List<Value> values = b.rowValues().get(r);
+      RowChangeLog.LastChange last = lastChanges.get(rowKeys.get(r));
       if (last != null && last.op().equals("d") && last.version().compareTo(snapshot) > 0) {
         continue; // deleted after the snapshot: never resurrect it
       }

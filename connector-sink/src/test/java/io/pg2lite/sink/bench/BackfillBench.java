@@ -28,7 +28,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * one Connect worker running the exactly-once source and the sink):
  * {@code mvn -B -q -pl connector-sink exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.pg2lite.sink.bench.BackfillBench [-Dpg2lite.bench.rows=1000000]
- * [-Dpg2lite.bench.batchRows=500] [-Dpg2lite.bench.txBatches=20] [-Dpg2lite.bench.maxRate=0]}.
+ * [-Dpg2lite.bench.batchRows=1000] [-Dpg2lite.bench.txBatches=20] [-Dpg2lite.bench.maxRate=0]}.
  *
  * <p>Prints: live commit → visible-in-replica latency (single-row transactions 100 ms apart on
  * another table) while idle and during the copy; the copy rate at the source (first to last
@@ -47,7 +47,7 @@ public final class BackfillBench {
       String topic = stack.kafka().uniqueTopicName("backfill");
       Path replica = files.newFile("bench");
       Map<String, String> s = ConnectorConfigs.source(stack, "bench-source", db.name(), "bench", topic);
-      s.put("backfill.batch.rows", System.getProperty("pg2lite.bench.batchRows", "500"));
+      s.put("backfill.batch.rows", System.getProperty("pg2lite.bench.batchRows", "1000"));
       s.put("backfill.transaction.batches", System.getProperty("pg2lite.bench.txBatches", "20"));
       s.put("backfill.max.rows.per.second", System.getProperty("pg2lite.bench.maxRate", "0"));
       stack.connect().rest().putConnector("bench-source", s);

@@ -219,6 +219,22 @@ class BackfillIT {
     }
   }
 
+  @Test
+  void wideRowsAreSplitIntoRecordsUnderKafkasSizeLimit(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "bf_wide")) {
+      // 300 rows of 20 KB: 6 MB, far over the 1 MB record limit if sent as one record of 1,000 rows.
+      p.db.execute("CREATE TABLE wide (id int PRIMARY KEY, v text, n int)",
+          "INSERT INTO wide SELECT g, repeat(md5(g::text), 625), g FROM generate_series(1, 300) g",
+          "CREATE PUBLICATION bf_wide_pub FOR TABLE wide");
+      p.startSource();
+      Path replica = p.files.newFile("wide");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "wide", LONG);
+      p.awaitSame(replica, pgRows("wide"), liteRows("wide"), Pipeline.WAIT);
+      assertTrue(p.backfillSnapshots("wide").size() == 1, "one copy, in several records");
+    }
+  }
+
   /** Runs {@code ddl} in a transaction that holds its lock for 2 s before committing. */
   private static void underLockedDdl(Pipeline p, String ddl) throws Exception {
     try (Connection c = p.db.connect(); Statement s = c.createStatement()) {

@@ -79,10 +79,10 @@ public final class SourceConfig {
       + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
       + "Other client settings (security) go in kafka.* keys, e.g. kafka.security.protocol.";
   public static final String BACKFILL_BATCH_ROWS_CONFIG = "backfill.batch.rows";
-  private static final String BACKFILL_BATCH_ROWS_DOC = "Rows per backfill record (one 'backfill' message) when "
-      + "copying the existing rows of a newly published table or column. Keep a record under the topic's "
-      + "max.message.bytes.";
-  public static final int BACKFILL_BATCH_ROWS_DEFAULT = 500;
+  private static final String BACKFILL_BATCH_ROWS_DOC = "Most rows per backfill record (one 'backfill' message) "
+      + "when copying the existing rows of a newly published table or column. A record also ends once its "
+      + "values reach about 256 KB, so wide rows never exceed Kafka's record size limit.";
+  public static final int BACKFILL_BATCH_ROWS_DEFAULT = 1000;
   public static final String BACKFILL_TRANSACTION_BATCHES_CONFIG = "backfill.transaction.batches";
   private static final String BACKFILL_TRANSACTION_BATCHES_DOC = "Backfill records per backfill transaction while "
       + "the main stream is idle. A live change waits at most one such transaction; while the main stream is "
