@@ -109,7 +109,7 @@ public final class BackfillStream implements AutoCloseable {
   public String requiredJson() {
     if (state.version() != cachedVersion) {
       cachedVersion = state.version();
-      cachedJson = state.required().isEmpty() ? null : BackfillRequestsCodec.encode(state.required());
+      cachedJson = state.hasRequired() ? BackfillRequestsCodec.encode(state.required()) : null;
     }
     return cachedJson;
   }
@@ -117,7 +117,7 @@ public final class BackfillStream implements AutoCloseable {
   public boolean hasWork() {
     dropCancelled();
     long now = clockMillis.getAsLong();
-    return run != null || (!state.required().isEmpty() && state.retryDelay(now) == 0);
+    return run != null || (state.hasRequired() && state.retryDelay(now) == 0);
   }
 
   /**
@@ -136,30 +136,9 @@ public final class BackfillStream implements AutoCloseable {
     Watermark tx = lastWritten.nextMinor();
     List<ChangeLogEntry> entries = new ArrayList<>();
     entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, true)));
+    long rows = 0;
     try {
-      for (int b = 0; b < batches; b++) {
-        if (copyFinished) {
-          if (state.reached(copy.snapshot())) {
-            entries.add(new ChangeLogEntry(tx, entries.size(), new SchemaChange.BackfillCompleted(copy.relation(),
-                copy.columns(), copy.snapshot(), copy.status())));
-            LOG.info("Backfill of {} complete: {} rows from the snapshot at {}", run.request().key(),
-                copy.status().rows(), copy.snapshot());
-            closeCopy();
-          }
-          break;
-        }
-        List<List<Value>> rows = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
-        if (rows.isEmpty()) {
-          copyFinished = true;
-          b--; // the completion check is not a batch
-          continue;
-        }
-        if (copy.relation().rowKey().columns().isEmpty()) {
-          throw new MissingRowKeyException(run.request().key());
-        }
-        entries.add(new ChangeLogEntry(tx, entries.size(), new DataChange.Backfill(copy.relation(), copy.columns(),
-            copy.snapshot(), rows, copy.status())));
-      }
+      rows = addCopied(tx, entries, batches);
     } catch (Exception e) {
       state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
       closeCopy();
@@ -169,15 +148,37 @@ public final class BackfillStream implements AutoCloseable {
     }
     entries.add(new ChangeLogEntry(tx, entries.size(), new Commit(entries.size() - 1, null)));
     if (maxRowsPerSecond > 0) {
-      long rows = 0;
-      for (ChangeLogEntry e : entries) {
-        if (e.message() instanceof DataChange.Backfill b) {
-          rows += b.rowValues().size();
-        }
-      }
       pausedUntil = now + rows * 1000 / maxRowsPerSecond;
     }
     return entries;
+  }
+
+  /**
+   * Adds up to {@code batches} backfill records to the transaction, then {@code backfill-completed}
+   * if the copy has read everything and the log has reached its snapshot; returns the rows added.
+   */
+  private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches) throws Exception {
+    long rows = 0;
+    for (int b = 0; b < batches && !copyFinished; b++) {
+      List<List<Value>> batch = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
+      if (batch.isEmpty()) {
+        copyFinished = true;
+      } else if (copy.relation().rowKey().columns().isEmpty()) {
+        throw new MissingRowKeyException(run.request().key());
+      } else {
+        entries.add(new ChangeLogEntry(tx, entries.size(), new DataChange.Backfill(copy.relation(), copy.columns(),
+            copy.snapshot(), batch, copy.status())));
+        rows += batch.size();
+      }
+    }
+    if (copyFinished && state.reached(copy.snapshot())) {
+      entries.add(new ChangeLogEntry(tx, entries.size(), new SchemaChange.BackfillCompleted(copy.relation(),
+          copy.columns(), copy.snapshot(), copy.status())));
+      LOG.info("Backfill of {} complete: {} rows from the snapshot at {}", run.request().key(), copy.status().rows(),
+          copy.snapshot());
+      closeCopy();
+    }
+    return rows;
   }
 
   /** Opens the copy for the running request (starting one if needed); false when there is none. */

@@ -1,5 +1,6 @@
 package io.pg2lite.sink;
 
+import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.sink.config.SinkConfig;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,7 +23,7 @@ public class Pg2liteSinkConnector extends SinkConnector {
 
   @Override
   public String version() {
-    return Version.get();
+    return PluginVersion.get();
   }
 
   @Override

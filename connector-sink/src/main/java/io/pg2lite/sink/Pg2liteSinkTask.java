@@ -1,5 +1,6 @@
 package io.pg2lite.sink;
 
+import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.codec.ProtocolException;
 import io.pg2lite.protocol.message.ChangeLogEntry;
@@ -37,7 +38,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public String version() {
-    return Version.get();
+    return PluginVersion.get();
   }
 
   @Override

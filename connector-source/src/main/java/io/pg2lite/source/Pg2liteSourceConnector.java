@@ -1,5 +1,6 @@
 package io.pg2lite.source;
 
+import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.config.SourceValidator;
 import java.util.List;
@@ -22,7 +23,7 @@ public class Pg2liteSourceConnector extends SourceConnector {
 
   @Override
   public String version() {
-    return Version.get();
+    return PluginVersion.get();
   }
 
   @Override

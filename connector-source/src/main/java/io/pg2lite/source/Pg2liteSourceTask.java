@@ -7,6 +7,7 @@ import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.backfill.state.BackfillRequestsCodec;
 import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
@@ -57,7 +58,7 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public String version() {
-    return Version.get();
+    return PluginVersion.get();
   }
 
   @Override

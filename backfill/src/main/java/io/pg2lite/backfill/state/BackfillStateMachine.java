@@ -1,9 +1,11 @@
 package io.pg2lite.backfill.state;
 
+import io.pg2lite.protocol.message.Begin;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.QualifiedName;
@@ -57,6 +59,11 @@ public final class BackfillStateMachine {
   /** The required backfills, in no meaningful order. */
   public List<BackfillRequest> required() {
     return List.copyOf(required.values());
+  }
+
+  /** Whether any backfill is required (cheap: no copy of the requests). */
+  public boolean hasRequired() {
+    return !required.isEmpty();
   }
 
   public long version() {
@@ -129,14 +136,12 @@ public final class BackfillStateMachine {
       completed(bc);
     } else if (m instanceof SchemaChange sc) {
       schemaChange(sc);
-    } else if (m instanceof DataChange.Update u && running != null && !rowKeyChangeInTx) {
-      rowKeyChangeInTx = changesRowKey(u);
-    } else if (!(m instanceof DataChange) && !(m instanceof io.pg2lite.protocol.message.Begin)
-        && !(m instanceof io.pg2lite.protocol.message.Rollback)) {
-      throw new IllegalStateException("unhandled message " + m.tag());
-    }
-    if (m instanceof io.pg2lite.protocol.message.Rollback) {
+    } else if (m instanceof DataChange.Update u) {
+      rowKeyChangeInTx |= running != null && changesRowKey(u);
+    } else if (m instanceof Rollback) {
       rowKeyChangeInTx = false;
+    } else if (!(m instanceof DataChange) && !(m instanceof Begin)) {
+      throw new IllegalStateException("unhandled message " + m.tag());
     }
   }
 

@@ -1,10 +1,11 @@
 package io.pg2lite.sink.metrics;
 
-import java.lang.management.ManagementFactory;
+import io.pg2lite.connect.MBeans;
+import io.pg2lite.connect.ThrottledReading;
+import io.pg2lite.connect.WindowedRates;
 import java.time.Instant;
-import javax.management.InstanceAlreadyExistsException;
+import java.util.function.LongSupplier;
 import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 
 /**
@@ -12,45 +13,30 @@ import javax.management.ObjectName;
  * threads (volatile fields). Rates use fixed 10-second windows.
  */
 public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
-  private static final long WINDOW_NANOS = 10_000_000_000L;
-
   private final ObjectName name;
+  private final WindowedRates rates = new WindowedRates();
+  private final ThrottledReading logEnd;
   private volatile String watermark = "";
   private volatile long offset = -1;
   private volatile long millisBehind = -1;
   private volatile long transactions;
   private volatile long records;
-  private volatile double txRate;
-  private volatile double recordRate;
-  private long windowStart = System.nanoTime();
-  private long windowTx;
-  private long windowRecords;
 
-  private final java.util.function.LongSupplier logEnd;
-  private volatile long lagRecords = -1;
-  private volatile long lagReadAt;
-
-  private SinkMetrics(ObjectName name, java.util.function.LongSupplier logEnd) {
+  private SinkMetrics(ObjectName name, LongSupplier logEnd) {
     this.name = name;
-    this.logEnd = logEnd;
+    this.logEnd = new ThrottledReading(logEnd);
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */
-  public static SinkMetrics register(String connector, java.util.function.LongSupplier logEnd) {
+  public static SinkMetrics register(String connector, LongSupplier logEnd) {
+    ObjectName name;
     try {
-      ObjectName name = new ObjectName("io.pg2lite:type=sink,connector=" + ObjectName.quote(connector));
-      SinkMetrics m = new SinkMetrics(name, logEnd);
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      try {
-        server.registerMBean(m, name);
-      } catch (InstanceAlreadyExistsException e) {
-        server.unregisterMBean(name);
-        server.registerMBean(m, name);
-      }
-      return m;
+      name = new ObjectName("io.pg2lite:type=sink,connector=" + ObjectName.quote(connector));
     } catch (JMException e) {
       return new SinkMetrics(null, logEnd);
     }
+    SinkMetrics m = new SinkMetrics(name, logEnd);
+    return MBeans.register(m, name) ? m : new SinkMetrics(null, logEnd);
   }
 
   /** After a batch: {@code newTransactions} committed, {@code newRecords} applied, the replica at this position. */
@@ -58,23 +44,13 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
       Instant lastCommitTime) {
     records += newRecords;
     transactions += newTransactions;
-    windowRecords += newRecords;
-    windowTx += newTransactions;
+    rates.add(newRecords, newTransactions);
     if (replicaWatermark != null) {
       watermark = replicaWatermark;
       offset = replicaOffset;
     }
     if (lastCommitTime != null && newTransactions > 0) {
       millisBehind = Math.max(0, System.currentTimeMillis() - lastCommitTime.toEpochMilli());
-    }
-    long now = System.nanoTime();
-    if (now - windowStart >= WINDOW_NANOS) {
-      double seconds = (now - windowStart) / 1e9;
-      txRate = windowTx / seconds;
-      recordRate = windowRecords / seconds;
-      windowTx = 0;
-      windowRecords = 0;
-      windowStart = now;
     }
   }
 
@@ -95,13 +71,8 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
 
   @Override
   public long getLagRecords() {
-    long now = System.nanoTime();
-    if (lagReadAt == 0 || now - lagReadAt > 5_000_000_000L) {
-      lagReadAt = now;
-      long end = logEnd.getAsLong();
-      lagRecords = end < 0 ? -1 : Math.max(0, end - (offset + 1));
-    }
-    return lagRecords;
+    long end = logEnd.get();
+    return end < 0 ? -1 : Math.max(0, end - (offset + 1));
   }
 
   @Override
@@ -116,22 +87,16 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
 
   @Override
   public double getTransactionsPerSecond() {
-    return txRate;
+    return rates.transactionsPerSecond();
   }
 
   @Override
   public double getRecordsPerSecond() {
-    return recordRate;
+    return rates.recordsPerSecond();
   }
 
   @Override
   public void close() {
-    if (name != null) {
-      try {
-        ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-      } catch (JMException e) {
-        // already gone
-      }
-    }
+    MBeans.unregister(name);
   }
 }

@@ -213,18 +213,7 @@ public final class RowWriter {
       storage.add(t.storage(col));
     }
     String snapshot = b.watermark().toString();
-    List<String> rowKeys = new ArrayList<>(b.rowValues().size());
-    for (List<Value> values : b.rowValues()) {
-      if (values.size() != cols.size()) {
-        throw new IllegalArgumentException("backfill row of " + t.name + " has " + values.size() + " values for "
-            + cols.size() + " columns");
-      }
-      Row.Builder kb = Row.builder();
-      for (int k = 0; k < keyCols.size(); k++) {
-        kb.put(keyCols.get(k), values.get(k));
-      }
-      rowKeys.add(rowKeyText(kb.build()));
-    }
+    List<String> rowKeys = rowKeys(t, b.rowValues(), keyCols, cols.size());
     Map<String, RowChangeLog.LastChange> lastChanges = changeLog.last(t, rowKeys);
     PreparedStatement ps = null;
     boolean[] psMask = null;
@@ -235,16 +224,8 @@ public final class RowWriter {
       if (last != null && last.op().equals("d") && last.version().compareTo(snapshot) > 0) {
         continue; // deleted after the snapshot: never resurrect it
       }
-      boolean[] mask = new boolean[cols.size()];
-      boolean any = false;
-      for (int k = keyCols.size(); k < cols.size(); k++) {
-        String v = last == null || !last.op().equals("s") ? null : last.columnVersions().get(cols.get(k));
-        if (v == null || v.compareTo(snapshot) <= 0) {
-          mask[k] = true;
-          any = true;
-        }
-      }
-      if (!any && last != null && last.op().equals("s")) {
+      boolean[] mask = overwritable(last, cols, keyCols.size(), snapshot);
+      if (mask == null) {
         continue; // every column was written by a newer change
       }
       if (ps == null || !java.util.Arrays.equals(mask, psMask)) {
@@ -268,6 +249,42 @@ public final class RowWriter {
     if (pending > 0) {
       ps.executeBatch();
     }
+  }
+
+  /** Each row's key as the change log spells it; also checks each row's width. */
+  private static List<String> rowKeys(LiteTable t, List<List<Value>> rows, List<String> keyCols, int width) {
+    List<String> out = new ArrayList<>(rows.size());
+    for (List<Value> values : rows) {
+      if (values.size() != width) {
+        throw new IllegalArgumentException("backfill row of " + t.name + " has " + values.size() + " values for "
+            + width + " columns");
+      }
+      Row.Builder kb = Row.builder();
+      for (int k = 0; k < keyCols.size(); k++) {
+        kb.put(keyCols.get(k), values.get(k));
+      }
+      out.add(rowKeyText(kb.build()));
+    }
+    return out;
+  }
+
+  /**
+   * Which copied columns the merge may write for a row whose last change is {@code last}: those no
+   * change newer than the snapshot wrote. Null when the row exists and every column is newer.
+   */
+  private static boolean[] overwritable(RowChangeLog.LastChange last, List<String> cols, int keyCount,
+      String snapshot) {
+    boolean set = last != null && last.op().equals("s");
+    boolean[] mask = new boolean[cols.size()];
+    boolean any = false;
+    for (int k = keyCount; k < cols.size(); k++) {
+      String v = set ? last.columnVersions().get(cols.get(k)) : null;
+      if (v == null || v.compareTo(snapshot) <= 0) {
+        mask[k] = true;
+        any = true;
+      }
+    }
+    return any || !set ? mask : null;
   }
 
   /** INSERT ... ON CONFLICT (key) DO UPDATE SET the columns in {@code overwrite} (or DO NOTHING). */

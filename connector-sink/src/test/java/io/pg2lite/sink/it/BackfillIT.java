@@ -174,10 +174,7 @@ class BackfillIT {
       createFilled(p, "gone", 20_000);
       p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
           "CREATE PUBLICATION bf_ddl_pub FOR TABLE keep");
-      p.startSource();
-      Path replica = p.files.newFile("ddl");
-      p.startSink("a", replica);
-      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      Path replica = startWithKeep(p, "ddl");
 
       p.db.execute("ALTER PUBLICATION bf_ddl_pub ADD TABLE r");
       underLockedDdl(p, "ALTER TABLE r RENAME COLUMN v TO w");
@@ -207,10 +204,7 @@ class BackfillIT {
           "CREATE TABLE f (id int PRIMARY KEY, v text, n int, secret text)",
           "INSERT INTO f SELECT g, 'v' || g, g % 10, 'hidden' FROM generate_series(1, 3000) g",
           "CREATE PUBLICATION bf_filter_pub FOR TABLE keep");
-      p.startSource();
-      Path replica = p.files.newFile("filter");
-      p.startSink("a", replica);
-      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      Path replica = startWithKeep(p, "filter");
       p.db.execute("ALTER PUBLICATION bf_filter_pub ADD TABLE f (id, v, n) WHERE (n < 3)");
       p.awaitBackfilled(replica, "f", LONG);
       p.awaitSame(replica, "SELECT id, v, n FROM f WHERE n < 3 ORDER BY id", liteRows("f"), Pipeline.WAIT);
@@ -235,6 +229,22 @@ class BackfillIT {
     }
   }
 
+  /**
+   * Starts the source (with {@code extra} settings) and a sink on a new replica, and waits for the
+   * initial copy of the test's always-published table {@code keep}.
+   */
+  private static Path startWithKeep(Pipeline p, String replicaName, Map<String, String> extra) {
+    p.startSource(extra);
+    Path replica = p.files.newFile(replicaName);
+    p.startSink("a", replica);
+    p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+    return replica;
+  }
+
+  private static Path startWithKeep(Pipeline p, String replicaName) {
+    return startWithKeep(p, replicaName, Map.of());
+  }
+
   /** Runs {@code ddl} in a transaction that holds its lock for 2 s before committing. */
   private static void underLockedDdl(Pipeline p, String ddl) throws Exception {
     try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
@@ -251,10 +261,7 @@ class BackfillIT {
       createFilled(p, "s", 100_000);
       p.db.execute("CREATE TABLE keep (id int PRIMARY KEY, v text, n int)",
           "CREATE PUBLICATION bf_restart_pub FOR TABLE keep");
-      p.startSource(SLOW_COPY);
-      Path replica = p.files.newFile("restart");
-      p.startSink("a", replica);
-      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      Path replica = startWithKeep(p, "restart", SLOW_COPY);
       try (Writer w = new Writer(p, "s", 100_000, 20)) {
         p.db.execute("ALTER PUBLICATION bf_restart_pub ADD TABLE s");
         awaitSomeRowsCopied(replica, "s");
@@ -277,10 +284,7 @@ class BackfillIT {
           "CREATE TABLE nokey (id int NOT NULL, v text, n int)",
           "INSERT INTO nokey SELECT g, 'v' || g, g FROM generate_series(1, 500) g",
           "CREATE PUBLICATION bf_nokey_pub FOR TABLE keep WITH (publish = 'insert')");
-      p.startSource();
-      Path replica = p.files.newFile("nokey");
-      p.startSink("a", replica);
-      p.awaitBackfilled(replica, "keep", Pipeline.WAIT);
+      Path replica = startWithKeep(p, "nokey");
       p.db.execute("ALTER PUBLICATION bf_nokey_pub ADD TABLE nokey");
       Await.until("nokey created on the replica", Pipeline.WAIT, () -> {
         try {

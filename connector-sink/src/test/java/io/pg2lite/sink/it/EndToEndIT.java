@@ -178,12 +178,8 @@ class EndToEndIT {
   @Test
   void aReplicaWhoseOffsetsWereDeletedByRetentionFailsAsTooFarBehind(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "e2e_behind")) {
-      createItem(p);
-      p.startSource();
       Path replica = p.files.newFile("r");
-      String sink = p.startSink("r", replica);
-      p.db.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, true)");
-      p.awaitEqual(replica, PG_ROWS, LITE_ROWS);
+      String sink = startWithOneItem(p, replica);
       p.worker.rest().delete(sink);
       Await.until("sink deleted", Pipeline.WAIT, () -> !p.worker.rest().connectors().contains(sink));
       for (int i = 2; i < 10; i++) {
@@ -203,6 +199,16 @@ class EndToEndIT {
     }
   }
 
+  /** Source and one sink running, item row 1 replicated; returns the sink's name. */
+  private static String startWithOneItem(Pipeline p, Path replica) throws Exception {
+    createItem(p);
+    p.startSource();
+    String sink = p.startSink("r", replica);
+    p.db.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, true)");
+    p.awaitEqual(replica, PG_ROWS, LITE_ROWS);
+    return sink;
+  }
+
   private static long endOffset(TestStack stack, String topic) {
     try {
       org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
@@ -216,12 +222,8 @@ class EndToEndIT {
   @Test
   void aPoisonRecordFailsTheTaskClearlyAndTheReplicaKeepsItsLastCommit(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "e2e_poison")) {
-      createItem(p);
-      p.startSource();
       Path replica = p.files.newFile("r");
-      String sink = p.startSink("r", replica);
-      p.db.execute("INSERT INTO item VALUES (1, 'one', 1, 1.00, true)");
-      p.awaitEqual(replica, PG_ROWS, LITE_ROWS);
+      String sink = startWithOneItem(p, replica);
       List<List<String>> before = Pipeline.replica(replica, LITE_ROWS);
       Properties props = new Properties();
       props.put("bootstrap.servers", stack.kafka().bootstrapServers());

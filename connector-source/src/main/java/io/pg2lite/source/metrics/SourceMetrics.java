@@ -1,15 +1,15 @@
 package io.pg2lite.source.metrics;
 
+import io.pg2lite.connect.MBeans;
+import io.pg2lite.connect.ThrottledReading;
+import io.pg2lite.connect.WindowedRates;
 import io.pg2lite.protocol.message.Begin;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.source.transaction.Emitted;
-import java.lang.management.ManagementFactory;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
-import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
-import javax.management.MBeanServer;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -21,47 +21,36 @@ import org.slf4j.LoggerFactory;
  */
 public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(SourceMetrics.class);
-  private static final long WINDOW_NANOS = 10_000_000_000L;
 
   private final ObjectName name;
   private final AtomicLong transactions = new AtomicLong();
   private final AtomicLong records = new AtomicLong();
+  private final WindowedRates rates = new WindowedRates();
+  private final ThrottledReading slotLag;
   private volatile String lastCommit = "";
   private volatile long millisBehind = -1;
   private volatile Instant currentCommitTime;
-  private long windowStart = System.nanoTime();
-  private long windowTx;
-  private long windowRecords;
-  private volatile double txRate;
-  private volatile double recordRate;
-
-  private final LongSupplier slotLag;
-  private volatile long slotLagBytes = -1;
-  private volatile long slotLagReadAt;
 
   private SourceMetrics(ObjectName name, LongSupplier slotLag) {
     this.name = name;
-    this.slotLag = slotLag;
+    this.slotLag = new ThrottledReading(slotLag);
   }
 
   /** Registers the MBean (replacing a stale one of a previous task instance). */
   public static SourceMetrics register(String connector, String slot, LongSupplier slotLag) {
+    ObjectName name = null;
     try {
-      ObjectName name = new ObjectName("io.pg2lite:type=source,connector=" + ObjectName.quote(connector)
+      name = new ObjectName("io.pg2lite:type=source,connector=" + ObjectName.quote(connector)
           + ",slot=" + ObjectName.quote(slot));
-      SourceMetrics m = new SourceMetrics(name, slotLag);
-      MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-      try {
-        server.registerMBean(m, name);
-      } catch (InstanceAlreadyExistsException e) {
-        server.unregisterMBean(name);
-        server.registerMBean(m, name);
-      }
-      return m;
     } catch (JMException e) {
-      LOG.warn("Cannot register source metrics MBean: {}", e.toString());
+      LOG.warn("Cannot name the source metrics MBean: {}", e.toString());
+    }
+    SourceMetrics m = new SourceMetrics(name, slotLag);
+    if (name != null && !MBeans.register(m, name)) {
+      LOG.warn("Cannot register the source metrics MBean {}", name);
       return new SourceMetrics(null, slotLag);
     }
+    return m;
   }
 
   public void recordEmitted(Emitted e) {
@@ -69,25 +58,17 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
       return;
     }
     records.incrementAndGet();
-    windowRecords++;
+    long tx = 0;
     if (e.entry().message() instanceof Begin b) {
       currentCommitTime = b.commitTime();
     } else if (e.entry().message() instanceof Commit) {
       transactions.incrementAndGet();
-      windowTx++;
+      tx = 1;
       lastCommit = e.entry().watermark().toString();
       Instant t = currentCommitTime;
       millisBehind = t == null ? millisBehind : Math.max(0, System.currentTimeMillis() - t.toEpochMilli());
     }
-    long now = System.nanoTime();
-    if (now - windowStart >= WINDOW_NANOS) {
-      double seconds = (now - windowStart) / 1e9;
-      txRate = windowTx / seconds;
-      recordRate = windowRecords / seconds;
-      windowTx = 0;
-      windowRecords = 0;
-      windowStart = now;
-    }
+    rates.add(1, tx);
   }
 
   @Override
@@ -107,22 +88,17 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
 
   @Override
   public double getTransactionsPerSecond() {
-    return txRate;
+    return rates.transactionsPerSecond();
   }
 
   @Override
   public double getRecordsPerSecond() {
-    return recordRate;
+    return rates.recordsPerSecond();
   }
 
   @Override
   public long getSlotLagBytes() {
-    long now = System.nanoTime();
-    if (slotLagReadAt == 0 || now - slotLagReadAt > 5_000_000_000L) {
-      slotLagReadAt = now;
-      slotLagBytes = slotLag.getAsLong();
-    }
-    return slotLagBytes;
+    return slotLag.get();
   }
 
   @Override
@@ -132,13 +108,6 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
 
   @Override
   public void close() {
-    if (name == null) {
-      return;
-    }
-    try {
-      ManagementFactory.getPlatformMBeanServer().unregisterMBean(name);
-    } catch (JMException e) {
-      LOG.debug("MBean {} already gone", name);
-    }
+    MBeans.unregister(name);
   }
 }

@@ -1,21 +1,21 @@
-package io.pg2lite.sink;
+package io.pg2lite.connect;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Properties;
 
-/** The plugin version, from the build (a Maven-filtered resource). */
-public final class Version {
+/** The version both plugins report to Connect, from the build (a Maven-filtered resource). */
+public final class PluginVersion {
   private static final String VERSION = load();
 
-  private Version() {}
+  private PluginVersion() {}
 
   public static String get() {
     return VERSION;
   }
 
   private static String load() {
-    try (InputStream in = Version.class.getResourceAsStream("/io/pg2lite/sink/version.properties")) {
+    try (InputStream in = PluginVersion.class.getResourceAsStream("/io/pg2lite/connect/version.properties")) {
       Properties p = new Properties();
       if (in != null) {
         p.load(in);
