@@ -25,7 +25,9 @@ final class ConnectValueMapper {
   Row row(Struct struct) {
     Row.Builder row = Row.builder();
     for (Field f : struct.schema().fields()) {
-      Object raw = struct.get(f);
+      // Never Struct.get: it substitutes the column's DEFAULT for an explicit NULL, which would
+      // silently write the default into every replica.
+      Object raw = struct.getWithoutDefault(f.name());
       if (isUnchangedToast(raw)) {
         continue;
       }

@@ -63,6 +63,19 @@ class ConnectValueMapperTest {
     assertTrue(ConnectValueMapper.isUnchangedToast(DebeziumProperties.UNCHANGED_TOAST));
   }
 
+  /** Issue 10, defect 1: Struct.get would hand back the column's DEFAULT for an explicit NULL. */
+  @Test
+  void anExplicitNullIsNeverReplacedByTheColumnDefault() {
+    Schema s = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA)
+        .field("t", SchemaBuilder.string().optional().defaultValue("dflt").build())
+        .field("b", SchemaBuilder.bool().optional().defaultValue(true).build())
+        .field("f", SchemaBuilder.float64().optional().defaultValue(1.5).build())
+        .field("n", SchemaBuilder.int32().optional().build()).build();
+    Struct v = new Struct(s).put("id", 1);
+    assertEquals(Row.builder().put("id", Value.of(1)).put("t", Value.NULL).put("b", Value.NULL).put("f", Value.NULL)
+        .put("n", Value.NULL).build(), mapper.row(v));
+  }
+
   @Test
   void unsupportedValuesFailNamingTheColumn() {
     Schema map = SchemaBuilder.map(Schema.STRING_SCHEMA, Schema.STRING_SCHEMA).optional().build();
