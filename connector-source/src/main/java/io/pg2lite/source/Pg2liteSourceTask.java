@@ -18,6 +18,7 @@ import io.pg2lite.source.multiplex.StreamMultiplexer;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.Emitted;
+import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
 import java.util.ArrayList;
@@ -64,18 +65,19 @@ public class Pg2liteSourceTask extends SourceTask {
   @Override
   public void start(Map<String, String> props) {
     SourceConfig config = new SourceConfig(props);
-    Map<String, String> partition = Map.of("database", config.database, "slot", config.slot);
-    SourcePosition stored = SourcePosition.fromOffset(context.offsetStorageReader().offset(partition));
+    SourcePartition partition = new SourcePartition(config.database, config.slot);
+    SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
     ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
     topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
     SourceStartup.State state = new SourceStartup(config).prepare(stored, topic);
     assembler = new TransactionAssembler(state.position(), state.schema());
     pending = state.pending();
-    records = new ChangeLogRecords(partition, config.topic, config.heartbeatTopic);
+    records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic);
     transactions = context.transactionContext();
     metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
-    DebeziumReplicationStream debezium = new DebeziumReplicationStream(config, context, partition);
+    DebeziumReplicationStream debezium = new DebeziumReplicationStream(config, context,
+        () -> partition.stored(context.offsetStorageReader()));
     fullBatch = debezium.batchSize();
     commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
     multiplexer = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());

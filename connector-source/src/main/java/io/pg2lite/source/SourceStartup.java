@@ -3,7 +3,6 @@ package io.pg2lite.source;
 import io.pg2lite.protocol.message.Begin;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
-import io.pg2lite.protocol.message.MessageKind;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.IndexSpec;
@@ -11,6 +10,7 @@ import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogTopic;
+import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.source.postgres.CatalogInstaller;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.schema.ProtocolSpecs;
@@ -65,27 +65,24 @@ final class SourceStartup {
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
       PublishedSchema schema = ensureKeys(catalog, catalog.publishedSchema(config.publication));
+      Optional<LogTail> tail = topic.tail(config.topic);
       List<Emitted> pending = new ArrayList<>();
-      SourcePosition position = stored == null ? firstStart(catalog, schema, pending) : resume(catalog, stored);
-      Optional<ChangeLogEntry> last = topic.lastEntry(config.topic);
-      if (last.isPresent() && isInsideTransaction(last.get())) {
+      SourcePosition position = stored == null ? firstStart(catalog, schema, tail, pending) : resume(catalog, stored);
+      if (tail.isPresent() && tail.get().insideTransaction()) {
+        ChangeLogEntry open = tail.get().entry();
         LOG.warn("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
-            last.get().watermark(), last.get().pos());
-        pending.add(0, TransactionAssembler.rollback(last.get(), position));
+            open.watermark(), open.pos());
+        pending.add(0, TransactionAssembler.rollback(open, position));
       }
       Watermark lastWritten = position.lastCommit();
-      if (last.isPresent() && last.get().watermark().isAfter(lastWritten)) {
-        lastWritten = last.get().watermark();
+      if (tail.isPresent() && tail.get().entry().watermark().isAfter(lastWritten)) {
+        lastWritten = tail.get().entry().watermark();
       }
       return new State(position, new SchemaTracker(schema, specs), pending, lastWritten);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);
     }
-  }
-
-  private static boolean isInsideTransaction(ChangeLogEntry e) {
-    return e.kind() == MessageKind.BEGIN || e.kind() == MessageKind.DATA;
   }
 
   private void ensurePublication(PostgresCatalog catalog) throws SQLException {
@@ -123,18 +120,27 @@ final class SourceStartup {
   /**
    * First start: the slot's consistent point becomes the replica version, and one transaction
    * creates every published table (all columns to be backfilled) and its indexes. It is not in
-   * the WAL, so like a backfill transaction it gets the minor watermark {@code replicaVersion.1}.
+   * the WAL, so like a backfill transaction it gets the minor watermark {@code replicaVersion.01}.
+   *
+   * <p>"First start" means no offsets are stored. That is only safe to act on when nothing this
+   * slot produced can be in the change log under another lineage: see {@link #adoptExistingSlot}.
    */
-  private SourcePosition firstStart(PostgresCatalog catalog, PublishedSchema schema, List<Emitted> pending)
-      throws SQLException {
+  private SourcePosition firstStart(PostgresCatalog catalog, PublishedSchema schema, Optional<LogTail> tail,
+      List<Emitted> pending) throws SQLException {
     PostgresCatalog.SlotState slot = catalog.slot(config.slot);
     Lsn consistentPoint;
     if (slot == null) {
+      if (tail.isPresent()) {
+        throw new ConnectException("no offsets are stored for this connector and replication slot " + config.slot
+            + " does not exist, but topic " + config.topic + " already holds a change log (replica version "
+            + tail.get().replicaVersion() + ", last watermark " + tail.get().entry().watermark() + "). Starting now "
+            + "would append a second lineage to it. Either give the connector an empty topic (and rebuild the "
+            + "replicas from it), or restore the connector's offsets and slot.");
+      }
       consistentPoint = catalog.createSlot(config.slot);
       LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
     } else {
-      consistentPoint = slot.confirmedFlush();
-      LOG.info("Using existing replication slot {} from {} for a new change log", config.slot, consistentPoint);
+      consistentPoint = adoptExistingSlot(slot, tail);
     }
     Watermark replicaVersion = Watermark.fromLsn(consistentPoint);
     Watermark tx = replicaVersion.nextMinor();
@@ -157,6 +163,47 @@ final class SourceStartup {
       pending.add(new Emitted(entries.get(i), position, i == entries.size() - 1));
     }
     return position;
+  }
+
+  /**
+   * An existing slot with no stored offsets. Until the source stores its first offsets it never
+   * confirms anything to the slot, so the slot's confirmed position is still its consistent point,
+   * the replica version of everything this slot has produced. Two cases are safe:
+   * <ul>
+   *   <li>the change log is empty: nothing was written, so no replica depends on any lineage;
+   *   <li>the log's last record carries the replica version equal to the slot's confirmed
+   *       position: the source crashed after writing and before its first offsets were stored
+   *       (at-least-once). Starting again in the same lineage re-sends the first-start
+   *       transaction and the transactions after it with the same watermarks, which consumers
+   *       skip as already applied.
+   * </ul>
+   * Anything else means the offsets were lost (offsets topic reset, connector renamed) while the
+   * log holds a lineage of its own: starting a new one would force every replica to resync, so
+   * the source stops and says what to do.
+   */
+  private Lsn adoptExistingSlot(PostgresCatalog.SlotState slot, Optional<LogTail> tail) {
+    Lsn confirmed = slot.confirmedFlush();
+    if (tail.isEmpty()) {
+      LOG.info("Using existing replication slot {} from {} for a new change log (topic {} is empty)", config.slot,
+          confirmed, config.topic);
+      return confirmed;
+    }
+    Watermark logVersion = tail.get().replicaVersion();
+    if (confirmed != null && logVersion != null && logVersion.equals(Watermark.fromLsn(confirmed))) {
+      LOG.warn("No offsets stored, but change log {} was written from replication slot {} (replica version {}) "
+          + "and the slot confirmed nothing since: the source stopped before its first offsets were stored; "
+          + "continuing the same change log", config.topic, config.slot, logVersion);
+      return confirmed;
+    }
+    throw new ConnectException("no offsets are stored for this connector, but replication slot " + config.slot
+        + " exists (confirmed up to " + confirmed + ") and topic " + config.topic + " holds a change log of replica "
+        + "version " + logVersion + " (last watermark " + tail.get().entry().watermark() + "). The connector's "
+        + "offsets were lost (offsets topic deleted or reset, connector renamed, or its source partition changed), "
+        + "so it cannot tell where the log ends upstream. Starting a new change log would silently begin a new "
+        + "lineage and every replica would have to resync. To continue the existing log: restore the offsets "
+        + "(stop the connector, then PATCH /connectors/<name>/offsets). To start over: drop the slot "
+        + "(SELECT pg_drop_replication_slot('" + config.slot + "')), delete or rename topic " + config.topic
+        + ", and rebuild the replicas.");
   }
 
   /** Restart: the slot must still exist and must not be ahead of what we stored (a recreated slot is). */

@@ -7,6 +7,7 @@ import io.pg2lite.source.replication.ReplicationStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 
@@ -25,17 +26,18 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   private final PostgresConnectorTask task = new PostgresConnectorTask();
   private final DebeziumEventMapper mapper;
   private final SourceTaskContext context;
-  private final Map<String, ?> partition;
+  private final Supplier<Map<String, ?>> storedOffset;
 
   /**
-   * @param partition pg2lite's source partition, under which its offsets (with Debezium's position) are stored
+   * @param storedOffset reads pg2lite's stored offsets (which hold Debezium's position) from Connect's store
    */
-  public DebeziumReplicationStream(SourceConfig config, SourceTaskContext context, Map<String, ?> partition) {
+  public DebeziumReplicationStream(SourceConfig config, SourceTaskContext context,
+      Supplier<Map<String, ?>> storedOffset) {
     String logicalName = "pg2lite_" + config.slot;
     this.properties = DebeziumProperties.of(config, logicalName);
     this.mapper = new DebeziumEventMapper(logicalName);
     this.context = context;
-    this.partition = partition;
+    this.storedOffset = storedOffset;
   }
 
   /** The largest batch one poll returns: a smaller one means the stream has caught up. */
@@ -45,7 +47,7 @@ public final class DebeziumReplicationStream implements ReplicationStream {
 
   @Override
   public void start() {
-    PrefixedOffsetReader offsets = new PrefixedOffsetReader(context.offsetStorageReader(), partition);
+    PrefixedOffsetReader offsets = new PrefixedOffsetReader(storedOffset);
     task.initialize(new EmbeddedTaskContext(properties, offsets, context));
     task.start(properties);
   }

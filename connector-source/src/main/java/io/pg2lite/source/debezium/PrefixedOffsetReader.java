@@ -3,6 +3,7 @@ package io.pg2lite.source.debezium;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.Supplier;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
 
 /**
@@ -12,22 +13,21 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
  * Debezium confirms to Postgres from them is always durable in Kafka.
  */
 final class PrefixedOffsetReader implements OffsetStorageReader {
-  private final OffsetStorageReader connectReader;
-  private final Map<String, ?> pg2litePartition;
+  private final Supplier<Map<String, ?>> storedOffset;
 
-  PrefixedOffsetReader(OffsetStorageReader connectReader, Map<String, ?> pg2litePartition) {
-    this.connectReader = connectReader;
-    this.pg2litePartition = pg2litePartition;
+  /** @param storedOffset reads pg2lite's stored offsets from Connect's store (null when none) */
+  PrefixedOffsetReader(Supplier<Map<String, ?>> storedOffset) {
+    this.storedOffset = storedOffset;
   }
 
   @Override
   public <T> Map<String, Object> offset(Map<String, T> debeziumPartition) {
-    return DebeziumOffsets.unwrap(connectReader.offset(pg2litePartition));
+    return DebeziumOffsets.unwrap(storedOffset.get());
   }
 
   @Override
   public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-    Map<String, Object> mine = DebeziumOffsets.unwrap(connectReader.offset(pg2litePartition));
+    Map<String, Object> mine = DebeziumOffsets.unwrap(storedOffset.get());
     Map<Map<String, T>, Map<String, Object>> out = new HashMap<>();
     for (Map<String, T> p : partitions) {
       out.put(p, mine);

@@ -1,7 +1,9 @@
 package io.pg2lite.source.kafka;
 
 import io.pg2lite.protocol.codec.ChangeLogCodec;
-import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.protocol.watermark.Watermark;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -18,6 +20,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
+import org.apache.kafka.common.header.Header;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -86,7 +89,7 @@ public final class ChangeLogTopic {
    * The last committed change-log record of {@code topic}, or empty when the topic holds none.
    * Read with {@code read_committed}: records of aborted Kafka transactions never count.
    */
-  public Optional<ChangeLogEntry> lastEntry(String topic) {
+  public Optional<LogTail> tail(String topic) {
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -108,7 +111,9 @@ public final class ChangeLogTopic {
           }
         }
         if (last != null) {
-          return Optional.of(codec.decode(last.value()));
+          Header rv = last.headers().lastHeader(ChangeLogHeaders.REPLICA_VERSION);
+          return Optional.of(new LogTail(codec.decode(last.value()),
+              rv == null ? null : Watermark.parse(new String(rv.value(), StandardCharsets.UTF_8))));
         }
         if (from == begin) {
           return Optional.empty();

@@ -72,7 +72,7 @@ public final class TransactionAssembler {
     List<Emitted> out = new ArrayList<>(2);
     if (event instanceof ReplicationEvent.TxBegin b) {
       if (open != null) {
-        throw new IllegalStateException("upstream began transaction " + b.txId() + " inside open transaction " + open.txId);
+        resentFromStart(out, b);
       }
       open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime());
     } else if (event instanceof ReplicationEvent.RowChange c) {
@@ -116,6 +116,23 @@ public final class TransactionAssembler {
   public static Emitted rollback(ChangeLogEntry lastWritten, SourcePosition position) {
     return new Emitted(new ChangeLogEntry(lastWritten.watermark(), lastWritten.pos() + 1,
         new Rollback("the source restarted inside this transaction; it will be sent again whole")), position, true);
+  }
+
+  /**
+   * A begin while a transaction is open: the replication connection restarted inside it (a
+   * Postgres restart, a dropped connection) and the stream sends transactions again from the last
+   * confirmed position, this one from its start. Whatever of it was written is closed by a
+   * rollback, and it is written again whole, under the same pre-commit watermark: the position
+   * has not moved, because only a commit moves it.
+   */
+  private void resentFromStart(List<Emitted> out, ReplicationEvent.TxBegin b) {
+    LOG.warn("Upstream began transaction {} while transaction {} was open (the replication stream restarted): "
+        + "closing the open one{}", b.txId(), open.txId, open.begun ? " with a rollback" : "");
+    if (open.begun) {
+      out.add(new Emitted(new ChangeLogEntry(open.watermark, open.pos + 1, new Rollback("the replication stream "
+          + "restarted inside transaction " + open.txId + "; it is sent again whole")), position, true));
+    }
+    open = null;
   }
 
   private void change(List<Emitted> out, long txId, Change change) {

@@ -123,8 +123,34 @@ class TransactionAssemblerTest {
   void protocolViolationsOfTheUpstreamFailLoudly() {
     assertThrows(IllegalStateException.class, () -> feed(insert(7, 1)));
     feed(new ReplicationEvent.TxBegin(7, null));
-    assertThrows(IllegalStateException.class, () -> feed(new ReplicationEvent.TxBegin(8, null)));
     assertThrows(IllegalStateException.class, () -> feed(insert(9, 1)));
+    assertThrows(IllegalStateException.class, () -> feed(end(9, "0/2000")));
+  }
+
+  /** Issue 10, defect 5: the replication stream restarted inside a transaction and sends it again. */
+  @Test
+  void aBeginInsideAnOpenTransactionRollsItBackAndStartsAgain() {
+    List<Emitted> first = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), insert(7, 2));
+    Watermark pre = first.get(0).entry().watermark();
+    List<Emitted> out = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), insert(7, 2), end(7, "0/2000"));
+    assertEquals(MessageKind.ROLLBACK, out.get(0).entry().kind());
+    assertEquals(pre, out.get(0).entry().watermark(), "the rollback closes the open transaction");
+    assertEquals(3, out.get(0).entry().pos(), "after its begin and two changes");
+    assertTrue(out.get(0).endsTransaction());
+    assertEquals(REPLICA.nextMinor(), out.get(0).position().lastCommit(), "a rollback does not move the position");
+    assertEquals(MessageKind.BEGIN, out.get(1).entry().kind());
+    assertEquals(pre, out.get(1).entry().watermark(), "sent again under the same pre-commit watermark");
+    assertEquals(0, out.get(1).entry().pos());
+    assertEquals(MessageKind.COMMIT, out.get(4).entry().kind());
+    assertEquals(Watermark.fromLsn("0/2000"), out.get(4).entry().watermark());
+  }
+
+  @Test
+  void aBeginInsideAnOpenTransactionThatWroteNothingWritesNoRollback() {
+    assertEquals(List.of(), feed(new ReplicationEvent.TxBegin(7, null)));
+    List<Emitted> out = feed(new ReplicationEvent.TxBegin(8, null), insert(8, 1), end(8, "0/2000"));
+    assertEquals(List.of(MessageKind.BEGIN, MessageKind.DATA, MessageKind.COMMIT),
+        out.stream().map(e -> e.entry().kind()).toList());
   }
 
   @Test

@@ -1,0 +1,120 @@
+package io.pg2lite.source.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.MessageKind;
+import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.connect.ConnectorStatus;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+/**
+ * Issue 10, defects 2 and 5: the source never silently starts a second lineage when its offsets
+ * are missing, and a replication connection lost inside a transaction closes it with a rollback
+ * and sends it again whole.
+ */
+@ExtendWith(TestStackExtension.class)
+class SourceLineageIT {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+
+  /** The lost-offsets case: same slot, same topic, no offsets (another connector name). */
+  @Test
+  void missingOffsetsWithAnExistingLogFailClearlyInsteadOfStartingANewLineage(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_lost")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY)", "CREATE PUBLICATION lineage_lost_pub FOR TABLE t");
+      f.start();
+      f.db.execute("INSERT INTO t VALUES (1)");
+      f.awaitEntries(6, WAIT); // first-start transaction (begin, create-table, commit), then the insert's
+      Await.until("offsets stored (slot confirmed past its consistent point)", WAIT, () -> slotConfirmedMoved(f));
+      f.stopConnector();
+      Await.until("slot released", WAIT, () -> query(f, "SELECT active::text FROM pg_replication_slots "
+          + "WHERE slot_name = 'lineage_lost_slot'").stream().noneMatch("true"::equals));
+      Map<String, String> renamed = f.config();
+      renamed.put("name", "lineage_lost_renamed");
+      f.stack.connect().rest().putConnector("lineage_lost_renamed", renamed);
+      try {
+        ConnectorStatus failed = f.stack.connect().rest().awaitFailed("lineage_lost_renamed", WAIT);
+        assertTrue(failed.failure().contains("offsets were lost") && failed.failure().contains("lineage_lost_slot"),
+            failed.failure());
+        List<ChangeLogEntry> log = f.readAll(Duration.ofSeconds(2));
+        assertEquals(1, log.stream().filter(e -> e.message() instanceof io.pg2lite.protocol.message.Begin b && !b.backfill()
+            && e.watermark().minor() != null)
+            .count(), "one first-start transaction only: no second lineage was written");
+      } finally {
+        f.stack.connect().rest().delete("lineage_lost_renamed");
+      }
+    }
+  }
+
+  private static List<String> query(SourceFixture f, String sql) {
+    try {
+      return f.db.queryColumn(sql);
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static boolean slotConfirmedMoved(SourceFixture f) {
+    // The consistent point is the replica version; once the source acknowledged a commit the slot moved past it.
+    String rv = f.readAll(Duration.ofMillis(100)).get(0).watermark().majorOnly().toString();
+    String confirmed = query(f, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE "
+        + "slot_name = 'lineage_lost_slot'").get(0);
+    return !io.pg2lite.protocol.watermark.Watermark.fromLsn(confirmed).toString().equals(rv);
+  }
+
+  /** A slot created beforehand (by an operator, or by a start that wrote nothing) with an empty log is adopted. */
+  @Test
+  void anExistingSlotWithAnEmptyLogIsAdopted(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_adopt")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY)", "CREATE PUBLICATION lineage_adopt_pub FOR TABLE t");
+      io.pg2lite.protocol.watermark.Lsn created = f.db.createLogicalSlot("lineage_adopt_slot");
+      f.start();
+      List<ChangeLogEntry> log = f.awaitEntries(1, WAIT);
+      assertEquals(io.pg2lite.protocol.watermark.Watermark.fromLsn(created).nextMinor(), log.get(0).watermark(),
+          "the replica version is the adopted slot's consistent point");
+    }
+  }
+
+  /**
+   * Defect 5: the walsender is terminated while a large transaction streams; the replication
+   * stream reconnects and sends the transaction again from its begin. The log closes the part
+   * already written with a rollback and holds the transaction once, whole.
+   */
+  @Test
+  void aReplicationRestartInsideATransactionRollsBackAndResendsIt(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_resend")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY, pad text)",
+          "CREATE PUBLICATION lineage_resend_pub FOR TABLE t");
+      Map<String, String> config = f.config();
+      config.put("debezium.retriable.restart.connector.wait.ms", "500");
+      f.start(config);
+      f.awaitEntries(3, WAIT); // the first-start transaction: begin, create-table, commit
+      int n = 60_000;
+      f.db.execute("INSERT INTO t SELECT g, repeat('p', 100) FROM generate_series(1, " + n + ") g");
+      try (io.pg2lite.testkit.kafka.TopicReader raw = new io.pg2lite.testkit.kafka.TopicReader(
+          stack.kafka().bootstrapServers(), f.topic, "read_uncommitted")) {
+        Await.until("part of the big transaction written", WAIT,
+            () -> raw.read(2000, Duration.ofMillis(100)).size() > 1000);
+      }
+      List<String> killed = f.db.queryColumn("SELECT pg_terminate_backend(active_pid)::text FROM pg_replication_slots "
+          + "WHERE slot_name = 'lineage_resend_slot'");
+      assertEquals(List.of("true"), killed, "the walsender was streaming and is terminated");
+      f.db.execute("INSERT INTO t VALUES (" + (n + 1) + ", 'after')");
+      Await.until("the big transaction and the next one in the log", Duration.ofMinutes(3),
+          () -> ReplayRule.insertedIds(f.awaitEntries(1, Duration.ofMillis(500)), "id").size() >= n + 1);
+      assertEquals(LongStream.rangeClosed(1, n + 1).boxed().toList(), ReplayRule.insertedIds(f.entries(), "id"),
+          "every row once, in order");
+      assertTrue(f.entries().stream().anyMatch(e -> e.kind() == MessageKind.ROLLBACK),
+          "the part written before the connection was lost is closed by a rollback");
+      assertTrue(stack.connect().rest().status(f.name).isRunning(), "the task healed by itself");
+    }
+  }
+}
