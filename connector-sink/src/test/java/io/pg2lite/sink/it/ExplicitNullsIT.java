@@ -36,7 +36,7 @@ class ExplicitNullsIT {
       p.db.execute("INSERT INTO nd (id) VALUES (4)");
       p.awaitEqual(replica, PG, LITE);
       assertEquals(List.of(
-          java.util.Arrays.asList("1", null, null, null, null, null),
+          java.util.Arrays.asList("1", null, null, null, null, "added"),
           java.util.Arrays.asList("2", null, "true", "1.5", null, null),
           java.util.Arrays.asList("3", null, null, null, null, null),
           java.util.Arrays.asList("4", "dflt", "true", "1.5", null, "added")), Pipeline.replica(replica, LITE));
