@@ -30,6 +30,8 @@ final class SourceFixture implements AutoCloseable {
   private final List<ChangeLogEntry> all = new ArrayList<>();
   private boolean inBackfill;
   private final ChangeLogCodec codec = new ChangeLogCodec();
+  /** Every log these tests read must obey the protocol's ordering rules (docs/protocol.md). */
+  private final io.pg2lite.protocol.message.ChangeLogRules rules = new io.pg2lite.protocol.message.ChangeLogRules();
 
   SourceFixture(TestStack stack, String name) throws Exception {
     this(stack, name, stack.connect());
@@ -89,6 +91,7 @@ final class SourceFixture implements AutoCloseable {
     while (seen.size() < target && System.nanoTime() < deadline) {
       for (ConsumerRecord<byte[], byte[]> r : reader.read(target - seen.size(), Duration.ofMillis(500))) {
         ChangeLogEntry e = codec.decode(r.value());
+        rules.accept(e);
         all.add(e);
         if (e.message() instanceof io.pg2lite.protocol.message.Begin b && b.backfill()) {
           inBackfill = true;
