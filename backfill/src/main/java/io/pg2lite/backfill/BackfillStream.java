@@ -62,6 +62,8 @@ public final class BackfillStream implements AutoCloseable {
   private long maxRowsPerSecond;
   private long pausedUntil = Long.MIN_VALUE;
   private String cachedJson;
+  /** No backfill transaction until a commit at or above this is written; null when none is due. */
+  private Watermark holdUntil;
 
   /**
    * @param lastWritten the last commit watermark in the change log (main or backfill)
@@ -87,10 +89,27 @@ public final class BackfillStream implements AutoCloseable {
     return this;
   }
 
+  /**
+   * Writes no backfill transaction until the log holds a commit at or above {@code watermark}
+   * (null: no hold). For a restart whose log ends in a cut live transaction: the last commit
+   * before it is unknown, and {@code lastWritten} (the cut transaction's pre-commit watermark) is
+   * above the begin it will be written again under, so a backfill {@code lastWritten.k} written
+   * before it would make consumers skip it. Its commit clears the hold.
+   */
+  public BackfillStream holdUntilCommitAtOrAbove(Watermark watermark) {
+    this.holdUntil = watermark;
+    return this;
+  }
+
   /** One entry written to the change log, in log order. */
   public void observe(ChangeLogEntry entry) {
-    if (entry.message() instanceof Commit && entry.watermark().isAfter(lastWritten)) {
-      lastWritten = entry.watermark();
+    if (entry.message() instanceof Commit) {
+      if (entry.watermark().isAfter(lastWritten)) {
+        lastWritten = entry.watermark();
+      }
+      if (holdUntil != null && !holdUntil.isAfter(entry.watermark())) {
+        holdUntil = null;
+      }
     }
     state.observe(entry);
   }
@@ -101,6 +120,9 @@ public final class BackfillStream implements AutoCloseable {
     // may take it as its major: that keeps backfill-completed above the snapshot it reached.
     if (watermark.isAfter(lastWritten)) {
       lastWritten = watermark;
+    }
+    if (holdUntil != null && !holdUntil.isAfter(watermark)) {
+      holdUntil = null; // upstream passed the cut transaction's commit
     }
     state.mainStreamAt(watermark);
   }
@@ -126,7 +148,7 @@ public final class BackfillStream implements AutoCloseable {
    */
   public List<ChangeLogEntry> nextTransaction(MainStreamState main) {
     long now = clockMillis.getAsLong();
-    if (now < pausedUntil) {
+    if (now < pausedUntil || holdUntil != null) {
       return List.of();
     }
     int batches = scheduler.batchesAllowed(main, hasWork(), now);

@@ -129,6 +129,25 @@ class BackfillStreamTest {
     assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty());
   }
 
+  /**
+   * After a restart whose log ends in a cut live transaction (begin at 0e), no backfill
+   * transaction may be written before that transaction's repeat commits: the log's last commit
+   * is unknown, and a backfill at 0e.k would sort above the repeat's begin 0e.
+   */
+  @Test
+  void aHoldKeepsBackfillTransactionsBackUntilACommitAtOrAboveIt() {
+    Watermark cutBegin = Watermark.parse("0e");
+    BackfillStream held = new BackfillStream(new BackfillStateMachine(List.of(), START, new Random(1)), source,
+        new BackfillScheduler(2), 10, cutBegin, () -> now).holdUntilCommitAtOrAbove(cutBegin);
+    held.observe(new ChangeLogEntry(START.nextMinor(), 1, BackfillStateMachineTest.createTable(T, "a")));
+    assertTrue(held.nextTransaction(MainStreamState.IDLE).isEmpty(), "held");
+    held.observe(new ChangeLogEntry(Watermark.parse("0d"), 1, new Commit(0, null))); // a repeat below the cut
+    assertTrue(held.nextTransaction(MainStreamState.IDLE).isEmpty(), "still held: a repeat is not the cut transaction");
+    held.observe(new ChangeLogEntry(Watermark.parse("0f"), 3, new Commit(2, null))); // the cut transaction again
+    List<ChangeLogEntry> tx = held.nextTransaction(MainStreamState.IDLE);
+    assertEquals(Watermark.parse("0f").nextMinor(), tx.get(0).watermark(), "then above its commit");
+  }
+
   @Test
   void mainStreamPositionWithoutATransactionAlsoCounts() {
     requireTable();

@@ -94,7 +94,8 @@ public class Pg2liteSourceTask extends SourceTask {
     String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
     return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
         new BackfillScheduler(config.backfillTransactionBatches), config.backfillBatchRows, state.lastWritten(),
-        System::currentTimeMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond);
+        System::currentTimeMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
+        .holdUntilCommitAtOrAbove(state.backfillHold());
   }
 
   /** For the slot-lag metric: a short connection per reading (at most one every 5 s). */

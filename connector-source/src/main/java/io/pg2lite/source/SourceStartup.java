@@ -47,8 +47,12 @@ final class SourceStartup {
    * @param lastWritten the highest watermark in the change log: the stored position's, or the
    *     log's last entry's when that is higher (backfill transactions after the last commit with an
    *     upstream position, or an at-least-once restart that will re-send transactions)
+   * @param backfillHold when the log ends in a cut live transaction, its pre-commit watermark:
+   *     backfill transactions wait until a commit at or above it is written (see
+   *     {@link LogTail#cutLiveTransaction()}); otherwise null
    */
-  record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten) {}
+  record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten,
+      Watermark backfillHold) {}
 
   private final SourceConfig config;
   private final ProtocolSpecs specs;
@@ -78,7 +82,8 @@ final class SourceStartup {
       if (tail.isPresent() && tail.get().entry().watermark().isAfter(lastWritten)) {
         lastWritten = tail.get().entry().watermark();
       }
-      return new State(position, new SchemaTracker(schema, specs), pending, lastWritten);
+      Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
+      return new State(position, new SchemaTracker(schema, specs), pending, lastWritten, backfillHold);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);

@@ -91,7 +91,13 @@ final class SourceFixture implements AutoCloseable {
     while (seen.size() < target && System.nanoTime() < deadline) {
       for (ConsumerRecord<byte[], byte[]> r : reader.read(target - seen.size(), Duration.ofMillis(500))) {
         ChangeLogEntry e = codec.decode(r.value());
-        rules.accept(e);
+        try {
+          rules.accept(e);
+        } catch (io.pg2lite.protocol.message.ChangeLogRules.Violation v) {
+          throw new AssertionError("change log " + topic + " offset " + r.offset() + " breaks the protocol: "
+              + v.getMessage() + "; the previous records: " + all.subList(Math.max(0, all.size() - 4), all.size())
+              .stream().map(x -> x.kind().wireName() + "@" + x.watermark() + "/" + x.pos()).toList(), v);
+        }
         all.add(e);
         if (e.message() instanceof io.pg2lite.protocol.message.Begin b && b.backfill()) {
           inBackfill = true;
