@@ -72,16 +72,17 @@ class TypeChangesIT {
           "ALTER TABLE rt ALTER COLUMN nn SET NOT NULL",
           "INSERT INTO rt VALUES (3, 't3', '2022-01-01 00:00:00+00', 'plain', 'y')");
       f.start();
-      List<String> rows = awaitApplied(f, "insert rt {id=3, ts=\"t3\", tx=\"2022-01-01T00:00:00Z\", arr=\"plain\", nn=\"y\"}").stream().filter(s -> !s.startsWith("update-table-metadata")).toList();
+      List<String> rows = withoutIndexes(
+          awaitApplied(f, "insert rt {id=3, ts=\"t3\", tx=\"2022-01-01T00:00:00Z\", arr=\"plain\", nn=\"y\"}"));
       assertEquals(List.of(
           "insert rt {id=1, ts=\"2025-01-02T03:04:05.123456Z\", tx=\"hello\", arr=[1, 2], nn=null}",
           "update-column rt.ts timestamptz -> text",
-          "update rt {id=1} {id=1, ts=\"2025-01-02 03:04:05.123456+00\", tx=\"world\", arr=[1, 2], nn=null}",
+          "update rt - {id=1, ts=\"2025-01-02 03:04:05.123456+00\", tx=\"world\", arr=[1, 2], nn=null}",
           "update-column rt.tx text -> timestamptz",
           "insert rt {id=2, ts=\"not a time\", tx=\"2021-06-01T00:00:00Z\", arr=[3, null], nn=null}",
           "update-column rt.arr int4[] -> text",
-          "update rt {id=1} {id=1, ts=\"2025-01-02 03:04:05.123456+00\", tx=\"2020-01-01T00:00:00Z\", arr=\"{1,2}\", nn=\"x\"}",
-          "update rt {id=2} {id=2, ts=\"not a time\", tx=\"2021-06-01T00:00:00Z\", arr=\"{3,NULL}\", nn=\"x\"}",
+          "update rt - {id=1, ts=\"2025-01-02 03:04:05.123456+00\", tx=\"2020-01-01T00:00:00Z\", arr=\"{1,2}\", nn=\"x\"}",
+          "update rt - {id=2, ts=\"not a time\", tx=\"2021-06-01T00:00:00Z\", arr=\"{3,NULL}\", nn=\"x\"}",
           "update-column rt.nn text -> text",
           "insert rt {id=3, ts=\"t3\", tx=\"2022-01-01T00:00:00Z\", arr=\"plain\", nn=\"y\"}"), rows);
     }
@@ -241,7 +242,10 @@ class TypeChangesIT {
     return out;
   }
 
-  /** A change as one line: its kind, table and exact values (text quoted, numbers bare). */
+  /**
+   * A change as one line: its kind, table and exact values (text quoted, numbers bare); an
+   * update's key is "-" when it has none (the key did not change).
+   */
   static String describe(Message m) {
     if (m instanceof DataChange.Insert i) {
       return "insert " + table(i.relation()) + " " + row(i.row());
