@@ -89,6 +89,27 @@ class TypeChangesIT {
   }
 
   /**
+   * An enum column retyped to text and its enum dropped before the source read the rows: the
+   * catalog no longer knows the old type, and the old rows still arrive as their labels.
+   */
+  @Test
+  void aRowOfADroppedEnumArrivesAsItsLabel(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "tc_enum")) {
+      f.db.execute("CREATE TYPE mood AS ENUM ('sad', 'happy')", "CREATE TABLE t (id bigint PRIMARY KEY, m mood)",
+          "CREATE PUBLICATION tc_enum_pub FOR TABLE t");
+      startThenStop(f);
+      f.db.execute("INSERT INTO t VALUES (1, 'happy')",
+          "BEGIN; ALTER TABLE t ALTER COLUMN m TYPE text; DROP TYPE mood; COMMIT",
+          "INSERT INTO t VALUES (2, 'x')");
+      f.start();
+      assertEquals(List.of(
+          "insert t {id=1, m=\"happy\"}",
+          "update-column t.m mood -> text",
+          "insert t {id=2, m=\"x\"}"), withoutIndexes(awaitApplied(f, "insert t {id=2, m=\"x\"}")));
+    }
+  }
+
+  /**
    * A table dropped and created again under its name with other column types: the old table's
    * rows keep its types, whether the new table is published or not.
    */
