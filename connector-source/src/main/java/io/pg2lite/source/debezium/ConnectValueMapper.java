@@ -3,6 +3,7 @@ package io.pg2lite.source.debezium;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -80,6 +81,9 @@ final class ConnectValueMapper {
       case STRING:
         return new Value.Text(isNumeric(schema) ? numericSpecial((String) raw) : (String) raw);
       case BYTES:
+        if (isDroppedType(schema)) {
+          return new Value.Text(new String(bytes(raw), StandardCharsets.UTF_8));
+        }
         return new Value.Text("\\x" + HEX.formatHex(bytes(raw)));
       case ARRAY:
         List<Value> elements = new ArrayList<>();
@@ -129,6 +133,20 @@ final class ConnectValueMapper {
   static String sourceType(Schema schema) {
     return schema.parameters() == null ? null : schema.parameters().get("__debezium.source.column.type");
   }
+
+  /**
+   * True for a column whose type no longer exists: a row written before its type was dropped
+   * (an enum retyped to text, then dropped, while the source lagged). Debezium types columns by
+   * the Relation message's type OID; when the catalog no longer has that OID it uses its
+   * "unknown" type and hands over the value's text (as Postgres printed it, in UTF-8) as bytes.
+   * That text is the value (an enum's label), so it travels as a string, never as hex.
+   */
+  static boolean isDroppedType(Schema schema) {
+    return DROPPED_TYPE.equals(sourceType(schema));
+  }
+
+  /** The source column type Debezium reports for a type OID its registry cannot resolve. */
+  static final String DROPPED_TYPE = "UNKNOWN";
 
   private static boolean isNumeric(Schema schema) {
     String type = sourceType(schema);

@@ -1,6 +1,5 @@
 package io.pg2lite.source.debezium;
 
-import io.debezium.connector.postgresql.PostgresConnectorTask;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -12,9 +11,10 @@ import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 
 /**
- * {@link ReplicationStream} over Debezium's Postgres task, composed, never extended: we create
- * its task, give it a context whose offset reader answers from pg2lite's offsets, and map its
- * records to {@link ReplicationEvent}s.
+ * {@link ReplicationStream} over Debezium's Postgres task: we create the task (Debezium's, with
+ * only its pgoutput metadata look-up replaced, see {@link RelationTypedPostgresTask}), give it a
+ * context whose offset reader answers from pg2lite's offsets, and map its records to
+ * {@link ReplicationEvent}s.
  *
  * <p>Acknowledgement: Debezium's {@code commit()} only flags that a commit is due; on its next
  * poll it reads the offsets back from storage (ours, through {@link PrefixedOffsetReader}) and
@@ -23,7 +23,7 @@ import org.apache.kafka.connect.source.SourceTaskContext;
  */
 public final class DebeziumReplicationStream implements ReplicationStream {
   private final Map<String, String> properties;
-  private final PostgresConnectorTask task = new PostgresConnectorTask();
+  private final RelationTypedPostgresTask task = new RelationTypedPostgresTask();
   private final DebeziumEventMapper mapper;
   private final SourceTaskContext context;
   private final Supplier<Map<String, ?>> storedOffset;

@@ -31,6 +31,14 @@ class ConnectValueMapperTest {
   }
 
   @Test
+  void aValueOfADroppedTypeIsItsTextNeverHex() {
+    byte[] label = "héllo".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertEquals(Value.of("héllo"), mapper.value("m", typed(SchemaBuilder.bytes(), "UNKNOWN"), ByteBuffer.wrap(label)));
+    assertEquals(Value.of("\\x68c3a96c6c6f"), mapper.value("b", typed(SchemaBuilder.bytes(), "BYTEA"), label),
+        "bytea stays hex");
+  }
+
+  @Test
   void floatsDatesTimesAndBytes() {
     assertEquals(Value.of("NaN"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NaN));
     assertEquals(Value.of("-Infinity"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NEGATIVE_INFINITY));

@@ -2,6 +2,7 @@ package io.pg2lite.source.it;
 
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.Message;
 import io.pg2lite.protocol.message.MessageKind;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
@@ -16,6 +17,35 @@ import java.util.List;
  */
 final class ReplayRule {
   private ReplayRule() {}
+
+  /**
+   * The data entries' messages (row and schema changes) of the transactions a consumer applies,
+   * in apply order: replayed transactions and rolled-back ones are left out.
+   */
+  static List<Message> appliedChanges(List<ChangeLogEntry> log) {
+    List<Message> applied = new ArrayList<>();
+    List<Message> open = null;
+    Watermark last = null;
+    boolean skipping = false;
+    for (ChangeLogEntry e : log) {
+      switch (e.kind()) {
+        case BEGIN -> {
+          skipping = last != null && e.watermark().isAtOrBefore(last);
+          open = new ArrayList<>();
+        }
+        case DATA -> open.add(e.message());
+        case COMMIT -> {
+          if (!skipping) {
+            applied.addAll(open);
+            last = e.watermark();
+          }
+          open = null;
+        }
+        default -> open = null; // rollback
+      }
+    }
+    return applied;
+  }
 
   static List<Long> insertedIds(List<ChangeLogEntry> log, String idColumn) {
     List<Long> applied = new ArrayList<>();
