@@ -25,8 +25,10 @@ import java.util.Map;
  * <p>Backfill merge rule, for tables with hidden (backfilling) columns: the replica records per
  * row the last operation and, per hidden column, the watermark of the last change that wrote it
  * ({@code _pg2lite.changes}). A backfilled value is written only where no change newer than the
- * backfill's snapshot wrote that column, and never into a row deleted after the snapshot: a
- * backfill must never overwrite newer data or resurrect deleted rows.
+ * backfill's snapshot wrote that column, and never into a row deleted after the snapshot nor into
+ * a table truncated after it: a backfill must never overwrite newer data or resurrect deleted rows.
+ * The other way round, a key change older than a copy that already wrote its new key merges into
+ * the copied row ({@link KeyChange}, ADR 0005).
  */
 public final class RowWriter {
   private final Connection c;
