@@ -126,9 +126,14 @@ abstract class ColumnReader {
       this.element = element;
     }
 
+    /**
+     * Float elements travel as their text ({@code col::text[]}): JSON would print -0 as the integer
+     * token {@code -0}, which reads back as 0, losing the sign the live stream keeps.
+     */
     @Override
     String expression(String col) {
-      return "to_json(" + col + ")::text";
+      boolean floats = element == Kind.FLOAT4 || element == Kind.FLOAT8;
+      return "to_json(" + col + (floats ? "::text[]" : "") + ")::text";
     }
 
     @Override
@@ -157,9 +162,9 @@ abstract class ColumnReader {
         case INT:
           return new Value.Int(n.bigIntegerValue().longValueExact());
         case FLOAT4:
+          return floating(n.isNumber() ? n.floatValue() : Float.parseFloat(n.asText()));
         case FLOAT8:
-          return n.isNumber() ? floating(element == Kind.FLOAT4 ? (double) n.floatValue() : n.doubleValue())
-              : new Value.Text(n.asText());
+          return floating(n.isNumber() ? n.doubleValue() : Double.parseDouble(n.asText()));
         case BOOL:
           return Value.of(n.booleanValue());
         case TIMESTAMPTZ:

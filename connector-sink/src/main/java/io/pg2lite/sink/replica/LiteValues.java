@@ -10,9 +10,25 @@ import java.util.HexFormat;
  * bytea ("\x..." text) as BLOB, arrays as their JSON text, everything else as TEXT unchanged
  * (exact numerics, timestamps in the log's ISO form, json). NaN and infinities of float columns
  * arrive as text and stay text: SQLite has no REAL for NaN.
+ *
+ * <p>Negative zero is stored as the TEXT {@value #NEGATIVE_ZERO}, the way NaN is: SQLite writes a
+ * REAL without fraction in a REAL-affinity column as an integer, so a REAL -0.0 reads back as 0.0,
+ * and it converts any text that reads as a number ({@code '-0'}, {@code '-0.0'}) into such a
+ * REAL. The hexadecimal float spelling is not a number to SQLite, and C's {@code strtod}, Java's
+ * {@code Double.parseDouble}, Go's {@code ParseFloat} and Python's {@code float.fromhex} read it
+ * back as -0.0. Invariant: every float the change log carries reads back from the replica
+ * exactly.
  */
 public final class LiteValues {
+  /** How a float column stores -0.0 (C's {@code printf("%a", -0.0)}). */
+  public static final String NEGATIVE_ZERO = "-0x0p+0";
+
   private LiteValues() {}
+
+  /** Whether {@code d} is -0.0 (which {@code == 0.0} does not tell from 0.0). */
+  static boolean isNegativeZero(double d) {
+    return Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0);
+  }
 
   public static void bind(PreparedStatement ps, int index, Value v, LiteTypes.Storage storage) throws SQLException {
     if (v instanceof Value.Null) {
@@ -22,7 +38,11 @@ public final class LiteValues {
     } else if (v instanceof Value.Int i) {
       ps.setLong(index, i.value());
     } else if (v instanceof Value.Float f) {
-      ps.setDouble(index, f.value());
+      if (storage == LiteTypes.Storage.REAL && isNegativeZero(f.value())) {
+        ps.setString(index, NEGATIVE_ZERO);
+      } else {
+        ps.setDouble(index, f.value());
+      }
     } else if (v instanceof Value.Text t) {
       if (storage == LiteTypes.Storage.BLOB && t.value().startsWith("\\x")) {
         ps.setBytes(index, HexFormat.of().parseHex(t.value(), 2, t.value().length()));

@@ -33,6 +33,9 @@ final class RowChangeLog {
 
   private record Pending(String table, String rowKey, String op, Set<String> columns) {}
 
+  /** The row key of a table-wide truncate record; no row key's text (a JSON array) can equal it. */
+  static final String TRUNCATED = "*";
+
   private final Statements statements;
   private final Map<List<String>, Pending> pending = new LinkedHashMap<>();
 
@@ -141,11 +144,21 @@ final class RowChangeLog {
     pending.clear();
   }
 
-  /** A truncate: the table's rows are gone, and so are their records. */
-  void forgetTable(LiteTable t) throws SQLException {
+  /**
+   * A truncate: the table's rows are gone, and so are their records. A table with hidden columns
+   * keeps one table-wide record instead ({@link #TRUNCATED}, op {@code t}, the truncate's commit
+   * watermark): every row of a snapshot older than the truncate was emptied by it, so a copy from
+   * such a snapshot must write none of its rows (the per-row records that would have said so are
+   * gone).
+   */
+  void truncate(LiteTable t) throws SQLException {
     PreparedStatement ps = statements.prepare("DELETE FROM " + SqlNames.quote(ReplicaFile.CHANGES)
         + " WHERE table_name = ?");
     ps.setString(1, t.name);
     ps.executeUpdate();
+    pending.values().removeIf(p -> p.table.equals(t.name));
+    if (!t.hidden.isEmpty()) {
+      pending.put(List.of(t.name, TRUNCATED), new Pending(t.name, TRUNCATED, "t", Set.of()));
+    }
   }
 }

@@ -25,19 +25,23 @@ import java.util.Map;
  * <p>Backfill merge rule, for tables with hidden (backfilling) columns: the replica records per
  * row the last operation and, per hidden column, the watermark of the last change that wrote it
  * ({@code _pg2lite.changes}). A backfilled value is written only where no change newer than the
- * backfill's snapshot wrote that column, and never into a row deleted after the snapshot: a
- * backfill must never overwrite newer data or resurrect deleted rows.
+ * backfill's snapshot wrote that column, and never into a row deleted after the snapshot nor into
+ * a table truncated after it: a backfill must never overwrite newer data or resurrect deleted rows.
+ * The other way round, a key change older than a copy that already wrote its new key merges into
+ * the copied row ({@link KeyChange}, ADR 0005).
  */
 public final class RowWriter {
   private final Connection c;
   private final ReplicaSchema schema;
   private final Map<String, PreparedStatement> statements = new HashMap<>();
   private final RowChangeLog changeLog;
+  private final KeyChange keyChange;
 
   RowWriter(Connection c, ReplicaSchema schema) {
     this.c = c;
     this.schema = schema;
     this.changeLog = new RowChangeLog(this::statement);
+    this.keyChange = new KeyChange(this::statement, changeLog);
   }
 
   /** Statements are prepared against the current schema; any DDL invalidates them. */
@@ -97,7 +101,7 @@ public final class RowWriter {
         try (Statement s = c.createStatement()) {
           s.execute("DELETE FROM " + SqlNames.quote(t.name));
         }
-        changeLog.forgetTable(t);
+        changeLog.truncate(t);
       }
     } else if (change instanceof DataChange.Backfill b) {
       backfill(b);
@@ -106,10 +110,18 @@ public final class RowWriter {
     }
   }
 
+  /**
+   * An update writes the columns present in its row at the old key (moving the row when the key
+   * changed). A key change onto a row the replica already holds is {@link KeyChange}'s: a copy of
+   * a newer snapshot can be there before the live stream replays the move.
+   */
   private void update(DataChange.Update u, Watermark version) throws SQLException {
     LiteTable t = schema.require(u.relation().table());
     Row newKey = keyOf(t, u.relation(), u.row());
     Row oldKey = u.key() == null ? newKey : keyOf(t, u.relation(), u.key());
+    if (!oldKey.equals(newKey) && keyChange.ontoExistingRow(t, oldKey, newKey, u.row(), version)) {
+      return;
+    }
     StringBuilder set = new StringBuilder();
     for (String col : u.row().values().keySet()) {
       t.storage(col);
@@ -214,7 +226,13 @@ public final class RowWriter {
     }
     String snapshot = b.watermark().toString();
     List<String> rowKeys = rowKeys(t, b.rowValues(), keyCols, cols.size());
-    Map<String, RowChangeLog.LastChange> lastChanges = changeLog.last(t, rowKeys);
+    List<String> lookup = new ArrayList<>(rowKeys);
+    lookup.add(RowChangeLog.TRUNCATED);
+    Map<String, RowChangeLog.LastChange> lastChanges = changeLog.last(t, lookup);
+    RowChangeLog.LastChange truncated = lastChanges.get(RowChangeLog.TRUNCATED);
+    if (truncated != null && truncated.version().compareTo(snapshot) > 0) {
+      return; // the table was emptied after the snapshot: none of its rows exist any more
+    }
     PreparedStatement ps = null;
     boolean[] psMask = null;
     int pending = 0;
@@ -332,7 +350,8 @@ public final class RowWriter {
     return b.build();
   }
 
-  private static String where(Row key) {
+  /** {@code "k1" IS ? AND "k2" IS ?} for the columns of {@code key}. */
+  static String where(Row key) {
     StringBuilder sb = new StringBuilder();
     for (String col : key.values().keySet()) {
       sb.append(sb.length() == 0 ? "" : " AND ").append(SqlNames.quote(col)).append(" IS ?");
@@ -340,11 +359,13 @@ public final class RowWriter {
     return sb.toString();
   }
 
-  private static void bindKey(PreparedStatement ps, int from, LiteTable t, Row key) throws SQLException {
+  /** Binds the values of {@code key} from parameter {@code from} on; returns the next parameter index. */
+  static int bindKey(PreparedStatement ps, int from, LiteTable t, Row key) throws SQLException {
     int i = from;
     for (Map.Entry<String, Value> e : key.values().entrySet()) {
       LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
     }
+    return i;
   }
 
   /** A canonical text of a row key: its values as a JSON array in key order. */

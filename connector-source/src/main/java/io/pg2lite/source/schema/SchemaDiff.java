@@ -116,7 +116,7 @@ public final class SchemaDiff {
     });
     newCols.forEach((pos, c) -> {
       if (!oldCols.containsKey(pos)) {
-        boolean backfill = tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c.dflt());
+        boolean backfill = tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c);
         Column column = new Column(c.name(), backfill
             ? ProtocolSpecs.columnSpec(c).withDflt(null) : ProtocolSpecs.columnSpec(c));
         out.add(new SchemaChange.AddColumn(name, column, newMeta, backfill ? new BackfillId(c.pos()) : null));

@@ -1,19 +1,51 @@
 package io.pg2lite.source.schema;
 
+import io.pg2lite.protocol.value.ArrayLiteral;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
  * Decides whether a column default can be written into a SQLite schema. Only constants can: a
  * volatile default ({@code now()}, {@code gen_random_uuid()}, {@code nextval(...)}) gives every
  * existing row its own value in Postgres, which only a backfill can copy.
+ *
+ * <p>An array constant ({@code '{a,"b c",NULL}'::text[]}) can only when the sink can turn its
+ * Postgres text into the value the live stream would carry for it ({@link ArrayLiteral}), so the
+ * replica stores the default exactly as it stores the same array written later. Other array
+ * defaults are backfilled, which copies each row's value in the live stream's form.
  */
 final class SqliteDefaults {
   /** A quoted string, a number or a boolean, optionally cast: {@code 'abc'::text}, {@code 42}, {@code (-1)::bigint}. */
   private static final Pattern CONSTANT = Pattern.compile(
       "^(?:'(?:[^']|'')*'|\\(?-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\\)?|true|false)(?:::[a-z0-9_ \"\\[\\]().]+)?$");
+  private static final Pattern QUOTED = Pattern.compile("^'((?:[^']|'')*)'(?:::.*)?$");
 
   private SqliteDefaults() {}
 
+  /** Whether the default of column {@code c} can be a SQLite default (else the column is backfilled). */
+  static boolean canExpress(PublishedSchema.Column c) {
+    String dflt = c.dflt();
+    if (dflt == null || "NULL".equalsIgnoreCase(dflt)) {
+      return true;
+    }
+    if (!c.dataType().endsWith("[]")) {
+      return canExpress(dflt);
+    }
+    Matcher q = QUOTED.matcher(dflt.trim());
+    String element = c.dataType().substring(0, c.dataType().indexOf('['));
+    if (!q.matches() || !CONSTANT.matcher(dflt.trim()).matches()
+        || !ArrayLiteral.supports(element, c.elemTypeClass())) {
+      return false;
+    }
+    try {
+      ArrayLiteral.parse(q.group(1).replace("''", "'"), element, c.elemTypeClass());
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false; // e.g. explicit bounds '[0:1]={1,2}': the backfill copies what Postgres holds
+    }
+  }
+
+  /** Whether a scalar column's default expression is a constant. */
   static boolean canExpress(String dflt) {
     return dflt == null || "NULL".equalsIgnoreCase(dflt) || CONSTANT.matcher(dflt.trim()).matches();
   }

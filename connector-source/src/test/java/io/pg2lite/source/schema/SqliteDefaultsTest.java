@@ -25,4 +25,27 @@ class SqliteDefaultsTest {
   void onlyConstantsCanBeExpressed(String dflt, boolean expected) {
     assertEquals(expected, SqliteDefaults.canExpress(dflt), dflt);
   }
+
+  /**
+   * An array constant is a SQLite default only when the sink can store it as the live stream's
+   * JSON of the same array; otherwise the column is backfilled (issue 10, defect 6).
+   */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      text[]        | '{a,"b c",NULL}'::text[]                 | true
+      text[]        | '{"it''s","x,y","q\\"u"}'::text[]      | true
+      int4[]        | '{1,NULL,-3}'::integer[]                 | true
+      int4[]        | '{}'::integer[]                          | true
+      float8[]      | '{-0,NaN}'::double precision[]           | true
+      varchar[]     | '{a}'::character varying[]               | true
+      int4[]        | '[0:1]={1,2}'::integer[]                 | false
+      int4[]        | ARRAY[1, 2]                              | false
+      timestamptz[] | '{"2025-01-01 00:00:00+00"}'::timestamp with time zone[] | false
+      bytea[]       | '{"\\\\x00"}'::bytea[]               | false
+      text[]        | NULL                                     | true
+      """)
+  void arrayConstantsOnlyWhenTheSinkCanStoreThemAsTheLiveStreamDoes(String type, String dflt, boolean expected) {
+    PublishedSchema.Column c = new PublishedSchema.Column("arr", 2, type, "b", "b", null, false, dflt);
+    assertEquals(expected, SqliteDefaults.canExpress(c), type + " DEFAULT " + dflt);
+  }
 }
