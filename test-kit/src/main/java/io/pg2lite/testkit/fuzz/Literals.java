@@ -52,7 +52,12 @@ final class Literals {
       case BYTEA -> quote(bytea()) + "::bytea";
       case DATE -> quote(date()) + "::date";
       case TIMESTAMP -> quote(date() + " " + time()) + "::timestamp";
-      case TIMESTAMPTZ -> quote(date() + " " + time() + pickOf("+00", "+05:30", "-08", "+14")) + "::timestamptz";
+      case TIMESTAMPTZ -> {
+        String date = date();
+        // Postgres' last timestamp is in year 294276 UTC: a negative offset would pass it.
+        String zone = date.startsWith("294276") ? pickOf("+00", "+05:30") : pickOf("+00", "+05:30", "-08", "+14");
+        yield quote(date + " " + time() + zone) + "::timestamptz";
+      }
       case INTERVAL -> quote(interval()) + "::interval";
       case UUID -> quote(new java.util.UUID(random.nextLong(), random.nextLong()).toString()) + "::uuid";
       case JSON -> quote(json()) + "::json";

@@ -105,7 +105,8 @@ public final class WorkloadGenerator {
     published.add(MARKER);
     int tables = 3;
     for (int i = 0; i < tables; i++) {
-      Table t = createTable(model);
+      // The first table has a column of every type, so every seed meets every type's edge values.
+      Table t = createTable(model, i == 0 ? allTypes() : null);
       for (int r = 0, n = 3 + random.nextInt(8); r < n; r++) {
         sql(insert(t));
       }
@@ -151,7 +152,12 @@ public final class WorkloadGenerator {
       plan.add(Step.DML);
     }
     Collections.shuffle(plan, random);
-    for (Step step : plan) {
+    for (int i = 0; i < plan.size(); i++) {
+      Step step = plan.get(i);
+      if (step == Step.DROP_INDEX && model.tables(false).stream().allMatch(t -> t.indexes.isEmpty())) {
+        step = Step.CREATE_INDEX; // nothing to drop yet: create one now, drop one later
+        plan.add(i + 1 + random.nextInt(plan.size() - i), Step.DROP_INDEX);
+      }
       step(step);
       if (chance(15)) {
         out.add(new Action.Pause(50 + random.nextInt(400)));
@@ -442,9 +448,14 @@ public final class WorkloadGenerator {
     }
     Column c = pick(cols);
     long id = pick(t.ids);
-    return "INSERT INTO " + ident(t.name) + " (" + ident(t.idColumn()) + ", " + ident(c.name) + ") VALUES (" + id + ", "
-        + value(t, c, false) + ") ON CONFLICT (" + ident(t.idColumn()) + ") DO UPDATE SET " + ident(c.name)
-        + " = EXCLUDED." + ident(c.name);
+    // The insert must be valid on its own before it conflicts: NOT NULL columns without default get values.
+    List<Column> insert = new ArrayList<>();
+    insert.add(c);
+    cols.stream().filter(x -> x != c && x.notNull && x.dflt == null).forEach(insert::add);
+    return "INSERT INTO " + ident(t.name) + " (" + ident(t.idColumn()) + ", "
+        + insert.stream().map(x -> ident(x.name)).collect(Collectors.joining(", ")) + ") VALUES (" + id + ", "
+        + insert.stream().map(x -> value(t, x, false)).collect(Collectors.joining(", ")) + ") ON CONFLICT ("
+        + ident(t.idColumn()) + ") DO UPDATE SET " + ident(c.name) + " = EXCLUDED." + ident(c.name);
   }
 
   // ---------------------------------------------------------------- DDL
@@ -550,16 +561,32 @@ public final class WorkloadGenerator {
     return candidates.isEmpty() ? pick(m.tables(false)) : pick(candidates);
   }
 
-  /** CREATE TABLE with a named primary key and 2–5 columns of random types, some with defaults. */
+  private List<FuzzType> allTypes() {
+    List<FuzzType> types = new ArrayList<>(List.of(FuzzType.values()));
+    if (!on(FuzzFeature.ARRAYS)) {
+      types.removeIf(FuzzType::isArray);
+    }
+    Collections.shuffle(types, random);
+    return types;
+  }
+
   private Table createTable(SchemaModel m) {
+    return createTable(m, null);
+  }
+
+  /**
+   * CREATE TABLE with a named primary key and columns of the given types (2–5 random ones when
+   * null), some with defaults.
+   */
+  private Table createTable(SchemaModel m, List<FuzzType> types) {
     Table t = new Table(name(TABLE_NAMES));
     t.key.add(name(KEY_NAMES));
     t.keyConstraint = "pk_" + nextName++;
     t.columns.add(new Column(t.key.get(0), FuzzType.INT8, null, true));
     List<String> defs = new ArrayList<>();
     defs.add(ident(t.key.get(0)) + " int8");
-    for (int i = 0, n = 2 + random.nextInt(4); i < n; i++) {
-      FuzzType type = randomType();
+    for (int i = 0, n = types != null ? types.size() : 2 + random.nextInt(4); i < n; i++) {
+      FuzzType type = types != null ? types.get(i) : randomType();
       String dflt = null;
       if (on(FuzzFeature.DEFAULTS) && chance(35)) {
         dflt = Literals.hasVolatileDefault(type) && chance(40) ? Literals.volatileDefault(type, random)

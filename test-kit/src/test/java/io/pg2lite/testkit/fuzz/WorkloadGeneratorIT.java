@@ -18,7 +18,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  */
 @ExtendWith(TestStackExtension.class)
 class WorkloadGeneratorIT {
-  private static final int SEEDS = Integer.getInteger("pg2lite.fuzz.generatorSeeds", 30);
+  private static final int SEEDS = Integer.getInteger("pg2lite.fuzz.generatorSeeds", 10);
 
   @Test
   void generatedWorkloadsRunWithoutErrors(TestStack stack) throws Exception {

@@ -47,7 +47,7 @@ class WorkloadGeneratorTest {
         Map.entry("drop table", "DROP TABLE \""),
         Map.entry("rename table", "RENAME TO"),
         Map.entry("add column", "ADD COLUMN"),
-        Map.entry("volatile default", "DEFAULT clock_timestamp()"),
+        Map.entry("volatile default", "DEFAULT gen_random_uuid()"),
         Map.entry("rename column", "RENAME COLUMN"),
         Map.entry("drop column", "DROP COLUMN"),
         Map.entry("retype", " TYPE "),
