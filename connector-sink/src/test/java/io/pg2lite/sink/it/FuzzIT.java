@@ -22,7 +22,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -204,7 +203,10 @@ class FuzzIT {
       }
       if (!result.same()) {
         Path kept = OUT.resolve("seed-" + seed + "-pg" + version + ".db");
-        Files.copy(replica, kept, StandardCopyOption.REPLACE_EXISTING);
+        Files.deleteIfExists(kept);
+        try (Connection lite = SqliteFiles.open(replica); Statement s = lite.createStatement()) {
+          s.executeUpdate("backup to " + kept.toAbsolutePath()); // the file alone would miss what is in the WAL
+        }
         StringBuilder msg = new StringBuilder("Replica differs from Postgres: seed " + seed + ", " + server.version()
             + ", replica watermark " + watermark + ", " + result.total() + " differences in " + result.tables()
             + " tables (" + result.rows() + " rows); the first ones:");

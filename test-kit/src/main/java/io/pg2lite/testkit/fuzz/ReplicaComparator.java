@@ -140,7 +140,11 @@ public final class ReplicaComparator {
       }
     }
     if (key.isEmpty()) {
-      out.add(new Difference(table, null, null, "has no primary key", "(not compared)"));
+      out.add(new Difference(table, null, null, "has no primary key", "(rows not compared)"));
+      return 0;
+    }
+    if (!liteColumns.containsAll(key)) {
+      // Rows cannot be matched; and SQLite would read a missing "column" as a string literal.
       return 0;
     }
     List<String> selected = new ArrayList<>(key);
