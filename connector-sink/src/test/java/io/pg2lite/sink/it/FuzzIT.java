@@ -132,6 +132,9 @@ class FuzzIT {
     String outcome = "FAIL (exception)";
     try (FuzzRun run = new FuzzRun(stack, server(stack, version), seed, version)) {
       outcome = run.run(workload, script);
+    } catch (Throwable e) {
+      outcome = "FAIL: " + headline(e);
+      throw e;
     } finally {
       String line = String.format("seed %d pg%d %s: %s (%.0f s, %s; %s)", seed, version, disabled(), outcome,
           (System.nanoTime() - t0) / 1e9, workload.summary(), script.toAbsolutePath());
@@ -139,6 +142,27 @@ class FuzzIT {
       Files.writeString(OUT.resolve("summary.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
           StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
+  }
+
+  /**
+   * The line of a failure that says most, for the summary: the deepest pg2lite error of a failed
+   * task (its first pg2lite cause), else the first difference, else the first line.
+   */
+  static String headline(Throwable e) {
+    String message = String.valueOf(e.getMessage());
+    String best = null;
+    for (String line : message.split("\n")) {
+      if (best == null && (line.contains("Caused by: io.pg2lite") || line.contains("Caused by: java.lang.Illegal"))) {
+        best = line.replaceFirst("^Caused by: ", "");
+      } else if (best == null && line.startsWith("  table ")) {
+        return line.trim();
+      }
+    }
+    if (best != null) {
+      return best.length() > 400 ? best.substring(0, 400) + "…" : best;
+    }
+    String first = message.strip().split("\n")[0];
+    return first.length() > 400 ? first.substring(0, 400) + "…" : first;
   }
 
   private static String disabled() {

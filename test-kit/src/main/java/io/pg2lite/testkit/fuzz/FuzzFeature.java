@@ -27,6 +27,11 @@ public enum FuzzFeature {
   TEMPORAL_EXTREMES,
   /** dates and timestamps after year 9999 (up to 294276, Postgres' last timestamp year). */
   YEAR_BEYOND_9999,
+  /**
+   * interval columns (Postgres prints them in ISO 8601 under IntervalStyle iso_8601; whether the
+   * live stream writes the same text is what this checks).
+   */
+  INTERVALS,
   /** int4[] and text[] columns with NULL elements, quotes, commas, braces. */
   ARRAYS,
   /** json and jsonb with quotes, escapes, unicode, JSON null. */

@@ -562,10 +562,7 @@ public final class WorkloadGenerator {
   }
 
   private List<FuzzType> allTypes() {
-    List<FuzzType> types = new ArrayList<>(List.of(FuzzType.values()));
-    if (!on(FuzzFeature.ARRAYS)) {
-      types.removeIf(FuzzType::isArray);
-    }
+    List<FuzzType> types = usableTypes();
     Collections.shuffle(types, random);
     return types;
   }
@@ -602,11 +599,20 @@ public final class WorkloadGenerator {
     return t;
   }
 
-  private FuzzType randomType() {
+  /** The types the enabled features allow. */
+  private List<FuzzType> usableTypes() {
     List<FuzzType> types = new ArrayList<>(List.of(FuzzType.values()));
     if (!on(FuzzFeature.ARRAYS)) {
       types.removeIf(FuzzType::isArray);
     }
+    if (!on(FuzzFeature.INTERVALS)) {
+      types.remove(FuzzType.INTERVAL);
+    }
+    return types;
+  }
+
+  private FuzzType randomType() {
+    List<FuzzType> types = usableTypes();
     if (on(FuzzFeature.TOAST)) {
       types.add(FuzzType.TEXT); // more text columns, more TOAST
     }
