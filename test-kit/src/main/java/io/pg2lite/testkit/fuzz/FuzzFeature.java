@@ -54,8 +54,10 @@ public enum FuzzFeature {
   VOLATILE_DEFAULT,
   /** ADD COLUMN with an array constant default (issue 10: not kept exactly). */
   ARRAY_DEFAULT,
-  /** RENAME COLUMN. */
+  /** RENAME COLUMN of non-key columns. */
   RENAME_COLUMN,
+  /** RENAME COLUMN of a primary-key column. */
+  KEY_COLUMN_RENAME,
   /** DROP COLUMN. */
   DROP_COLUMN,
   /** ALTER COLUMN ... TYPE ... USING. */

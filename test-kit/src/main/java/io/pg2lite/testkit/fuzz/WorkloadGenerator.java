@@ -508,7 +508,11 @@ public final class WorkloadGenerator {
       case ADD_COLUMN_ARRAY_DEFAULT -> addColumn(pickPublishedWithRows(m), "array");
       case RENAME_COLUMN -> {
         Table t = pick(all);
-        Column c = pick(t.columns);
+        List<Column> renamable = on(FuzzFeature.KEY_COLUMN_RENAME) ? t.columns : t.nonKey();
+        if (renamable.isEmpty()) {
+          return;
+        }
+        Column c = pick(renamable);
         String renamed = name(t.key.contains(c.name) ? KEY_NAMES : COLUMN_NAMES);
         sql("ALTER TABLE " + ident(t.name) + " RENAME COLUMN " + ident(c.name) + " TO " + ident(renamed));
         t.key.replaceAll(k -> k.equals(c.name) ? renamed : k);
@@ -687,7 +691,8 @@ public final class WorkloadGenerator {
 
   /**
    * Replaces the primary key: (id) becomes (id, k) with k an int4 NOT NULL column (added with a
-   * default when the table has none), and (id, k) becomes (id) again. Both keys are unique for
+   * default when the table has none, by the same ALTER TABLE or by one before it), and (id, k)
+   * becomes (id) again. Both keys are unique for
    * any rows, because id alone is.
    */
   private void primaryKey(Table t) {
@@ -698,7 +703,12 @@ public final class WorkloadGenerator {
       String add = "";
       if (k == null) {
         k = new Column(name(COLUMN_NAMES), FuzzType.INT4, "0", true);
-        add = " ADD COLUMN " + ident(k.name) + " int4 NOT NULL DEFAULT 0,";
+        String column = " ADD COLUMN " + ident(k.name) + " int4 NOT NULL DEFAULT 0";
+        if (chance(50)) {
+          add = column + ","; // the new key column added by the same statement
+        } else {
+          sql("ALTER TABLE " + table + column);
+        }
         t.columns.add(k);
       }
       sql("ALTER TABLE " + table + add + " DROP CONSTRAINT " + ident(t.keyConstraint) + ", ADD CONSTRAINT "
