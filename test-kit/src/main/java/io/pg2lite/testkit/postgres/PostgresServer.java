@@ -34,7 +34,20 @@ public final class PostgresServer implements AutoCloseable {
 
   /** Starts a server with logical replication enabled and verifies it is the one we started. */
   public static PostgresServer start() throws IOException, SQLException {
-    EmbeddedPostgres pg = EmbeddedPostgres.builder()
+    return start(EXPECTED_MAJOR_VERSION);
+  }
+
+  /**
+   * Starts a server of major version {@code major}: {@value #EXPECTED_MAJOR_VERSION} from the
+   * classpath binaries, any other from a binaries jar the build copied as a file
+   * ({@link PostgresBinaries}).
+   */
+  public static PostgresServer start(int major) throws IOException, SQLException {
+    EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
+    if (major != EXPECTED_MAJOR_VERSION) {
+      builder.setPgBinaryResolver(PostgresBinaries.forMajor(major));
+    }
+    EmbeddedPostgres pg = builder
         .setServerConfig("wal_level", "logical")
         .setServerConfig("max_replication_slots", "40")
         .setServerConfig("max_wal_senders", "40")
@@ -49,9 +62,9 @@ public final class PostgresServer implements AutoCloseable {
     try {
       String version = query(pg, "SELECT version()");
       String walLevel = query(pg, "SHOW wal_level");
-      if (!version.startsWith("PostgreSQL " + EXPECTED_MAJOR_VERSION + ".") || !"logical".equals(walLevel)) {
+      if (!version.startsWith("PostgreSQL " + major + ".") || !"logical".equals(walLevel)) {
         throw new IllegalStateException("port " + pg.getPort() + " answers with " + version + ", wal_level="
-            + walLevel + ": not the server just started (expected PostgreSQL " + EXPECTED_MAJOR_VERSION
+            + walLevel + ": not the server just started (expected PostgreSQL " + major
             + " with wal_level=logical)");
       }
       return new PostgresServer(pg, version);
@@ -85,6 +98,11 @@ public final class PostgresServer implements AutoCloseable {
 
   public String password() {
     return "postgres";
+  }
+
+  /** The server's major version (15, 17, ...). */
+  public int majorVersion() {
+    return Integer.parseInt(version.substring("PostgreSQL ".length()).split("[.\\s]")[0]);
   }
 
   /** The server's {@code version()} string. */

@@ -1,0 +1,163 @@
+package io.pg2lite.testkit.fuzz;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.HexFormat;
+import java.util.Locale;
+
+/**
+ * One cell as the replica stores it: its SQLite storage class ({@code null}, {@code integer},
+ * {@code real}, {@code text}, {@code blob}) and its value as text. A Postgres value is turned into
+ * the cell docs/type-mapping.md says the replica must hold; a replica cell is read as is; the two
+ * are equal exactly when the replica is right:
+ *
+ * <table>
+ *   <caption>Postgres → replica</caption>
+ *   <tr><td>int2, int4, int8</td><td>integer</td></tr>
+ *   <tr><td>float4, float8</td><td>real, the same double (float4 widened; -0.0 is not 0.0);
+ *       NaN, Infinity, -Infinity as text</td></tr>
+ *   <tr><td>bool</td><td>integer 1 / 0</td></tr>
+ *   <tr><td>bytea</td><td>blob, the bytes</td></tr>
+ *   <tr><td>arrays</td><td>text, a JSON array of the change-log element values (compared as JSON)</td></tr>
+ *   <tr><td>timestamp</td><td>text {@code YYYY-MM-DDTHH:MM:SS[.fraction]}</td></tr>
+ *   <tr><td>timestamptz</td><td>text, in UTC, suffix {@code Z}</td></tr>
+ *   <tr><td>timetz</td><td>text, in UTC, suffix {@code Z}</td></tr>
+ *   <tr><td>everything else</td><td>text, exactly Postgres' text (numeric exact, json as stored,
+ *       jsonb as printed, interval in ISO 8601)</td></tr>
+ * </table>
+ *
+ * <p>The year of a date or timestamp is written the way Postgres prints it (at least four
+ * digits, more after 9999, no sign): type-mapping.md gives the form {@code YYYY-MM-DD} and no other.
+ */
+record ExpectedCell(String storage, String text) {
+  private static final ObjectMapper JSON = new ObjectMapper()
+      .enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS)
+      .enable(DeserializationFeature.USE_BIG_INTEGER_FOR_INTS)
+      .setNodeFactory(JsonNodeFactory.withExactBigDecimals(true));
+  private static final ExpectedCell NULL = new ExpectedCell("null", null);
+
+  /** How a Postgres type's values are compared. */
+  enum Scalar { INT, FLOAT, BOOL, BYTEA, TIMESTAMP, TIMESTAMPTZ, TIMETZ, NUMERIC, TEXT }
+
+  /** A column's comparison kind: its scalar (the element's, for arrays) and whether it is an array. */
+  record Kind(Scalar scalar, boolean array) {
+    static Kind of(String typname, boolean array) {
+      Scalar s = switch (typname) {
+        case "int2", "int4", "int8", "oid" -> Scalar.INT;
+        case "float4", "float8" -> Scalar.FLOAT;
+        case "bool" -> Scalar.BOOL;
+        case "bytea" -> Scalar.BYTEA;
+        case "timestamp" -> Scalar.TIMESTAMP;
+        case "timestamptz" -> Scalar.TIMESTAMPTZ;
+        case "timetz" -> Scalar.TIMETZ;
+        case "numeric" -> Scalar.NUMERIC;
+        default -> Scalar.TEXT;
+      };
+      return new Kind(s, array);
+    }
+  }
+
+  /** The select-list expression that makes Postgres print the (quoted) column for {@link #fromPostgres}. */
+  static String postgresExpression(Kind kind, String column) {
+    if (kind.array()) {
+      return "to_json(" + column + ")::text";
+    }
+    return switch (kind.scalar()) {
+      case FLOAT -> column + "::float8::text";
+      case BYTEA -> "encode(" + column + ", 'hex')";
+      case TIMETZ -> "(" + column + " AT TIME ZONE 'UTC')::text";
+      default -> column + "::text";
+    };
+  }
+
+  /** The cell the replica must hold for Postgres' text {@code s} (null for SQL NULL). */
+  static ExpectedCell fromPostgres(Kind kind, String s) {
+    if (s == null) {
+      return NULL;
+    }
+    if (kind.array()) {
+      return new ExpectedCell("text", canonicalArray(s, kind.scalar()));
+    }
+    return switch (kind.scalar()) {
+      case INT -> new ExpectedCell("integer", s);
+      case FLOAT -> switch (s) {
+        case "NaN", "Infinity", "-Infinity" -> new ExpectedCell("text", s);
+        default -> new ExpectedCell("real", Double.toString(Double.parseDouble(s)));
+      };
+      case BOOL -> new ExpectedCell("integer", "true".equals(s) ? "1" : "0");
+      case BYTEA -> new ExpectedCell("blob", s.toLowerCase(Locale.ROOT));
+      case TIMESTAMP -> new ExpectedCell("text", s.replaceFirst(" ", "T"));
+      case TIMESTAMPTZ -> new ExpectedCell("text", utc(s.replaceFirst(" ", "T")));
+      case TIMETZ -> new ExpectedCell("text", utc(s));
+      default -> new ExpectedCell("text", s);
+    };
+  }
+
+  /** The replica's cell: {@code typeof(col)} at {@code index}, the value at {@code index + 1}. */
+  static ExpectedCell fromReplica(Kind kind, ResultSet rs, int index) throws SQLException {
+    String type = rs.getString(index);
+    return switch (type) {
+      case "null" -> NULL;
+      case "integer" -> new ExpectedCell(type, Long.toString(rs.getLong(index + 1)));
+      case "real" -> new ExpectedCell(type, Double.toString(rs.getDouble(index + 1)));
+      case "blob" -> new ExpectedCell(type, HexFormat.of().formatHex(rs.getBytes(index + 1)));
+      default -> new ExpectedCell(type, kind.array() ? canonicalArray(rs.getString(index + 1), kind.scalar())
+          : rs.getString(index + 1));
+    };
+  }
+
+  private static String utc(String s) {
+    return s.replaceFirst("\\+00(:00)?$", "Z");
+  }
+
+  /**
+   * A JSON array in one canonical text, with elements as the change log carries them: numeric
+   * elements as exact decimal strings, float elements as doubles, timestamptz in the UTC form.
+   * Postgres' {@code to_json} text and the replica's text of the same array give the same result.
+   * Text that is not JSON is returned unchanged (and so differs).
+   */
+  static String canonicalArray(String json, Scalar element) {
+    try {
+      return JSON.writeValueAsString(normalise(JSON.readTree(json), element));
+    } catch (JsonProcessingException e) {
+      return json;
+    }
+  }
+
+  private static JsonNode normalise(JsonNode n, Scalar element) {
+    JsonNodeFactory f = JsonNodeFactory.withExactBigDecimals(true);
+    if (n.isArray()) {
+      ArrayNode out = f.arrayNode();
+      n.forEach(e -> out.add(normalise(e, element)));
+      return out;
+    }
+    if (n.isNumber()) {
+      return switch (element) {
+        case NUMERIC -> f.textNode(n.decimalValue().toPlainString());
+        case FLOAT -> f.textNode(Double.toString(n.doubleValue()));
+        case INT -> f.numberNode(n.bigIntegerValue());
+        default -> n;
+      };
+    }
+    if (n.isTextual() && element == Scalar.TIMESTAMPTZ) {
+      return f.textNode(utc(n.textValue()));
+    }
+    return n;
+  }
+
+  @Override
+  public String toString() {
+    if (text == null) {
+      return "NULL";
+    }
+    String shown = text.length() <= 120 ? text : text.substring(0, 60) + "…(" + text.length() + " chars)…"
+        + text.substring(text.length() - 20);
+    return storage + " " + ("text".equals(storage) ? "'" + shown.replace("\n", "\\n") + "'" : shown);
+  }
+}

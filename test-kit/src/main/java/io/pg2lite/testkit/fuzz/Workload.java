@@ -1,0 +1,60 @@
+package io.pg2lite.testkit.fuzz;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A generated workload: the {@code setup} runs before the pipeline starts (its rows reach the
+ * replica through the initial backfill), the {@code actions} while it runs. The same seed and
+ * features always give the same workload.
+ *
+ * @param publication the publication the source must use; {@code marker} is always in it
+ * @param marker a published table ({@code id int PRIMARY KEY, n bigint}, one row with id 1) that the
+ *     workload never touches, for the runner's final marker transaction
+ */
+public record Workload(long seed, Set<FuzzFeature> features, String publication, String marker,
+    List<Action> setup, List<Action> actions) {
+
+  /** The workload as a SQL script a developer can replay with psql (sessions and restarts as comments). */
+  public String script() {
+    StringBuilder sb = new StringBuilder();
+    sb.append("-- pg2lite fuzz workload, seed ").append(seed).append('\n');
+    sb.append("-- features: ").append(features).append('\n');
+    sb.append("-- statements marked [s1] run on a second connection; interleaving is the file order\n");
+    sb.append("SET TimeZone = 'UTC';\n\n-- setup (before the source starts)\n");
+    append(sb, setup);
+    sb.append("\n-- workload (while the pipeline runs)\n");
+    append(sb, actions);
+    return sb.toString();
+  }
+
+  private static void append(StringBuilder sb, List<Action> actions) {
+    for (Action a : actions) {
+      if (a instanceof Action.Sql s) {
+        sb.append(s.session() == 0 ? "" : "/* [s" + s.session() + "] */ ").append(s.sql()).append(";\n");
+      } else if (a instanceof Action.Restart r) {
+        sb.append("-- restart ").append(r.kind()).append('\n');
+      } else if (a instanceof Action.Pause p) {
+        sb.append("-- pause ").append(p.millis()).append(" ms\n");
+      }
+    }
+  }
+
+  /** Writes {@link #script()} to {@code file} (directories created); returns the file. */
+  public Path writeScript(Path file) throws IOException {
+    Files.createDirectories(file.toAbsolutePath().getParent());
+    Files.writeString(file, script(), StandardCharsets.UTF_8);
+    return file;
+  }
+
+  /** How many actions of each kind, for the log: {@code 412 statements, 3 restarts}. */
+  public String summary() {
+    long sql = actions.stream().filter(a -> a instanceof Action.Sql).count();
+    long restarts = actions.stream().filter(a -> a instanceof Action.Restart).count();
+    return (setup.size() + sql) + " statements, " + restarts + " restarts";
+  }
+}

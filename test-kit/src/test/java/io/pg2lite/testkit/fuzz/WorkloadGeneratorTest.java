@@ -1,0 +1,78 @@
+package io.pg2lite.testkit.fuzz;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.LongStream;
+import org.junit.jupiter.api.Test;
+
+/** A seed names one workload, and a few seeds cover what issue 10 asks for. */
+class WorkloadGeneratorTest {
+  @Test
+  void aSeedAlwaysGivesTheSameScript() {
+    assertEquals(WorkloadGenerator.generate(7, 60, FuzzFeature.all()).script(),
+        WorkloadGenerator.generate(7, 60, FuzzFeature.all()).script());
+    assertNotEquals(WorkloadGenerator.generate(7, 60, FuzzFeature.all()).script(),
+        WorkloadGenerator.generate(8, 60, FuzzFeature.all()).script());
+  }
+
+  /** What the default seeds of FuzzIT (1, 2, 3) contain between them. */
+  @Test
+  void theDefaultSeedsCoverTheIssuesList() {
+    String all = LongStream.of(1, 2, 3).mapToObj(s -> WorkloadGenerator.generate(s, 60, FuzzFeature.all()).script())
+        .collect(Collectors.joining("\n"));
+    Map<String, String> expected = Map.ofEntries(
+        Map.entry("explicit NULL", "NULL"),
+        Map.entry("DEFAULT keyword", "DEFAULT,"),
+        Map.entry("TOAST-sized text", "string_agg(md5("),
+        Map.entry("-0.0", "'-0'::float"),
+        Map.entry("NaN", "'NaN'::"),
+        Map.entry("Infinity", "'-Infinity'::"),
+        Map.entry("numeric extreme", "'1e-300'::numeric"),
+        Map.entry("year 1", "0001-01-01"),
+        Map.entry("array with NULL", "NULL]::text[]"),
+        Map.entry("json with quotes", "\\\"uote"),
+        Map.entry("key change", "SET \""),
+        Map.entry("truncate", "TRUNCATE "),
+        Map.entry("rollback", "ROLLBACK;"),
+        Map.entry("savepoint rollback", "ROLLBACK TO SAVEPOINT sp"),
+        Map.entry("second session", "/* [s1] */ BEGIN"),
+        Map.entry("create table", "CREATE TABLE \""),
+        Map.entry("drop table", "DROP TABLE \""),
+        Map.entry("rename table", "RENAME TO"),
+        Map.entry("add column", "ADD COLUMN"),
+        Map.entry("volatile default", "DEFAULT gen_random_uuid()"),
+        Map.entry("rename column", "RENAME COLUMN"),
+        Map.entry("drop column", "DROP COLUMN"),
+        Map.entry("retype", " TYPE "),
+        Map.entry("index", "INDEX \""),
+        Map.entry("drop index", "DROP INDEX"),
+        Map.entry("primary key change", "DROP CONSTRAINT"),
+        Map.entry("publication add", "ADD TABLE"),
+        Map.entry("publication drop", "ALTER PUBLICATION fuzz_pub DROP TABLE"),
+        Map.entry("quoted names", "\"\""),
+        Map.entry("worker restart", "-- restart WORKER"),
+        Map.entry("source restart", "-- restart SOURCE"),
+        Map.entry("sink restart", "-- restart SINK"));
+    List<String> missing = expected.entrySet().stream().filter(e -> !all.contains(e.getValue())).map(Map.Entry::getKey)
+        .sorted().toList();
+    assertTrue(missing.isEmpty(), "seeds 1-3 never generate: " + missing);
+  }
+
+  @Test
+  void aDisabledFeatureIsNeverGenerated() {
+    Set<FuzzFeature> features = FuzzFeature.allExcept("negative_zero,RETYPE,restarts");
+    for (long seed = 1; seed <= 20; seed++) {
+      String script = WorkloadGenerator.generate(seed, 60, features).script();
+      assertFalse(script.contains("'-0'::float"), "seed " + seed);
+      assertFalse(script.contains(" TYPE "), "seed " + seed);
+      assertFalse(script.contains("-- restart"), "seed " + seed);
+    }
+  }
+}
