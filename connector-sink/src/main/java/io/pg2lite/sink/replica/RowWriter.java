@@ -28,7 +28,7 @@ import java.util.Map;
  * backfill's snapshot wrote that column, and never into a row deleted after the snapshot nor into
  * a table truncated after it: a backfill must never overwrite newer data or resurrect deleted rows.
  * The other way round, a key change older than a copy that already wrote its new key merges into
- * the copied row ({@link KeyChange}, ADR 0005).
+ * the copied row ({@link KeyChange}, ADR 0007).
  */
 public final class RowWriter {
   private final Connection c;

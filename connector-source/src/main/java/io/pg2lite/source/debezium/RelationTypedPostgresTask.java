@@ -26,7 +26,7 @@ import java.sql.SQLException;
  * the schema, the offsets and the streaming loop, is Debezium's own.
  *
  * <p>Invariant: this is the only subclass of a Debezium type in pg2lite, and it lives in the
- * {@code debezium} package with every other use of Debezium (ADR 0005).
+ * {@code debezium} package with every other use of Debezium (ADR 0006).
  */
 final class RelationTypedPostgresTask extends PostgresConnectorTask {
   @Override
