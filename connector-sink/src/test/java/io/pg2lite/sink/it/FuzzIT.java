@@ -72,7 +72,14 @@ class FuzzIT {
   private static final Duration CONVERGE = Duration.ofSeconds(Long.getLong("pg2lite.fuzz.convergeSeconds", 180));
   private static final Path OUT = Paths.get(System.getProperty("pg2lite.fuzz.dir", "target/fuzz"));
   private static final int TRANSACTIONS = Integer.getInteger("pg2lite.fuzz.transactions", 60);
-  private static final Set<FuzzFeature> FEATURES = FuzzFeature.allExcept(System.getProperty("pg2lite.fuzz.disable"));
+  /**
+   * Features whose defects the fuzzer found and that are still open (issue 10's closing note and
+   * docs/fuzzing.md list them): off unless {@code -Dpg2lite.fuzz.disable=} (empty) turns everything
+   * on. Remove a name here in the commit that fixes its defect.
+   */
+  static final String OPEN_DEFECTS = "KEY_COLUMN_RENAME,PRIMARY_KEY_CHANGE,YEAR_BEYOND_9999,INTERVALS";
+  private static final Set<FuzzFeature> FEATURES = FuzzFeature.allExcept(
+      System.getProperty("pg2lite.fuzz.disable", OPEN_DEFECTS));
   private static PostgresServer postgres15;
 
   static Stream<Arguments> cases() {
