@@ -20,8 +20,8 @@ import java.util.Locale;
  * <table>
  *   <caption>Postgres → replica</caption>
  *   <tr><td>int2, int4, int8</td><td>integer</td></tr>
- *   <tr><td>float4, float8</td><td>real, the same double (float4 widened; -0.0 is not 0.0);
- *       NaN, Infinity, -Infinity as text</td></tr>
+ *   <tr><td>float4, float8</td><td>real, the same double (float4 widened);
+ *       NaN, Infinity, -Infinity as text; -0 as the text -0x0p+0</td></tr>
  *   <tr><td>bool</td><td>integer 1 / 0</td></tr>
  *   <tr><td>bytea</td><td>blob, the bytes</td></tr>
  *   <tr><td>arrays</td><td>text, a JSON array of the change-log element values (compared as JSON)</td></tr>
@@ -88,6 +88,8 @@ record ExpectedCell(String storage, String text) {
       case INT -> new ExpectedCell("integer", s);
       case FLOAT -> switch (s) {
         case "NaN", "Infinity", "-Infinity" -> new ExpectedCell("text", s);
+        // docs/type-mapping.md: SQLite turns a REAL -0.0 into 0, so the sink stores it as text.
+        case "-0" -> new ExpectedCell("text", "-0x0p+0");
         default -> new ExpectedCell("real", Double.toString(Double.parseDouble(s)));
       };
       case BOOL -> new ExpectedCell("integer", "true".equals(s) ? "1" : "0");
