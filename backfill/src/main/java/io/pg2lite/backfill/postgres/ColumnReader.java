@@ -101,11 +101,11 @@ abstract class ColumnReader {
         }
         case FLOAT4: {
           float v = rs.getFloat(i);
-          return rs.wasNull() ? Value.NULL : floating(v);
+          return rs.wasNull() ? Value.NULL : Value.ofDouble(v);
         }
         case FLOAT8: {
           double v = rs.getDouble(i);
-          return rs.wasNull() ? Value.NULL : floating(v);
+          return rs.wasNull() ? Value.NULL : Value.ofDouble(v);
         }
         case BOOL: {
           boolean v = rs.getBoolean(i);
@@ -162,9 +162,9 @@ abstract class ColumnReader {
         case INT:
           return new Value.Int(n.bigIntegerValue().longValueExact());
         case FLOAT4:
-          return floating(n.isNumber() ? n.floatValue() : Float.parseFloat(n.asText()));
+          return Value.ofDouble(n.isNumber() ? n.floatValue() : Float.parseFloat(n.asText()));
         case FLOAT8:
-          return floating(n.isNumber() ? n.doubleValue() : Double.parseDouble(n.asText()));
+          return Value.ofDouble(n.isNumber() ? n.doubleValue() : Double.parseDouble(n.asText()));
         case BOOL:
           return Value.of(n.booleanValue());
         case TIMESTAMPTZ:
@@ -199,13 +199,4 @@ abstract class ColumnReader {
     return s.replace(' ', 'T').replaceFirst("\\+00(:00)?$", "Z");
   }
 
-  private static Value floating(double d) {
-    if (Double.isNaN(d)) {
-      return new Value.Text("NaN");
-    }
-    if (Double.isInfinite(d)) {
-      return new Value.Text(d > 0 ? "Infinity" : "-Infinity");
-    }
-    return new Value.Float(d);
-  }
 }

@@ -75,7 +75,7 @@ final class ConnectValueMapper {
         return new Value.Int(((Number) raw).longValue());
       case FLOAT32:
       case FLOAT64:
-        return floating(((Number) raw).doubleValue());
+        return Value.ofDouble(((Number) raw).doubleValue());
       case BOOLEAN:
         return new Value.Bool((Boolean) raw);
       case STRING:
@@ -167,15 +167,6 @@ final class ConnectValueMapper {
     }
   }
 
-  private static Value floating(double d) {
-    if (Double.isNaN(d)) {
-      return new Value.Text("NaN");
-    }
-    if (Double.isInfinite(d)) {
-      return new Value.Text(d > 0 ? "Infinity" : "-Infinity");
-    }
-    return new Value.Float(d);
-  }
 
   private static byte[] bytes(Object raw) {
     if (raw instanceof byte[] b) {

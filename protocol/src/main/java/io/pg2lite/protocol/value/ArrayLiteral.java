@@ -149,9 +149,9 @@ public final class ArrayLiteral {
         case INT:
           return new Value.Int(Long.parseLong(text));
         case FLOAT4:
-          return floating(Float.parseFloat(text));
+          return Value.ofDouble(Float.parseFloat(text));
         case FLOAT8:
-          return floating(Double.parseDouble(text));
+          return Value.ofDouble(Double.parseDouble(text));
         case BOOL:
           return new Value.Bool(bool(text));
         default:
@@ -162,15 +162,6 @@ public final class ArrayLiteral {
     }
   }
 
-  private static Value floating(double d) {
-    if (Double.isNaN(d)) {
-      return new Value.Text("NaN");
-    }
-    if (Double.isInfinite(d)) {
-      return new Value.Text(d > 0 ? "Infinity" : "-Infinity");
-    }
-    return new Value.Float(d);
-  }
 
   private boolean bool(String text) {
     switch (text.toLowerCase()) {

@@ -65,4 +65,19 @@ public sealed interface Value {
   static Value of(boolean v) {
     return new Bool(v);
   }
+
+  /**
+   * A float4/float8 value as the log carries it: a number, except NaN and ±Infinity, which JSON
+   * numbers cannot hold and which the log spells as Postgres does. The one rule for the live
+   * stream, the backfill copy and constant defaults.
+   */
+  static Value ofDouble(double d) {
+    if (Double.isNaN(d)) {
+      return new Text("NaN");
+    }
+    if (Double.isInfinite(d)) {
+      return new Text(d > 0 ? "Infinity" : "-Infinity");
+    }
+    return new Float(d);
+  }
 }
