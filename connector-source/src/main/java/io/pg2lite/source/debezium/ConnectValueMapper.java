@@ -118,6 +118,8 @@ final class ConnectValueMapper {
         return new Value.Text(TemporalText.timeTz((String) raw));
       case "io.debezium.time.ZonedTimestamp":
         return new Value.Text(TemporalText.timestampTz((String) raw));
+      case "io.debezium.time.Interval":
+        return new Value.Text(TemporalText.interval((String) raw));
       default:
         return null;
     }

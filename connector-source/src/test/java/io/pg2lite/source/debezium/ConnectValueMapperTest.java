@@ -39,6 +39,35 @@ class ConnectValueMapperTest {
   }
 
   @Test
+  void intervalsArePrintedAsPostgresPrintsThemInIso8601Style() {
+    Schema interval = SchemaBuilder.string().name("io.debezium.time.Interval").optional().build();
+    // Debezium's string mode writes every field; Postgres (IntervalStyle iso_8601), and so a
+    // backfill copy, leaves zero fields out and folds hours/minutes/seconds into one time.
+    assertEquals(Value.of("P14DT6H9M47S"), mapper.value("i", interval, "P0Y0M14DT6H9M47S"));
+    assertEquals(Value.of("PT-3H-0.5S"), mapper.value("i", interval, "P0Y0M0DT-3H0M-0.5S"));
+    assertEquals(Value.of("P-1Y-2M3D"), mapper.value("i", interval, "P-1Y-2M3DT0H0M0S"));
+    assertEquals(Value.of("PT0S"), mapper.value("i", interval, "P0Y0M0DT0H0M0S"));
+    assertEquals(Value.of("PT0.000001S"), mapper.value("i", interval, "P0Y0M0DT0H0M0.000001S"));
+    assertEquals(Value.of("P1Y2M3DT4H5M6.5S"), mapper.value("i", interval, "P1Y2M3DT4H5M6.5S"));
+    assertEquals(Value.of("P100Y"), mapper.value("i", interval, "P100Y0M0DT0H0M0S"));
+    assertEquals(Value.of("P1M-1D"), mapper.value("i", interval, "P0Y1M-1DT0H0M0S"));
+    assertEquals(Value.of("PT1H"), mapper.value("i", interval, "P0Y0M0DT0H60M0S"), "one time, re-split as Postgres does");
+    assertThrows(IllegalArgumentException.class, () -> mapper.value("i", interval, "1 day"),
+        "a form pg2lite does not know stops the task instead of writing a wrong value");
+  }
+
+  @Test
+  void yearsAfter9999HaveNoPlusSignLikePostgres() {
+    Schema date = SchemaBuilder.int32().name("io.debezium.time.Date").optional().build();
+    assertEquals(Value.of("10000-01-01"), mapper.value("d", date, (int) java.time.LocalDate.of(10000, 1, 1).toEpochDay()));
+    Schema ts = SchemaBuilder.int64().name("io.debezium.time.MicroTimestamp").optional().build();
+    long micros = java.time.LocalDateTime.of(123456, 7, 8, 1, 2, 3).toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000L;
+    assertEquals(Value.of("123456-07-08T01:02:03"), mapper.value("ts", ts, micros));
+    Schema zoned = SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").optional().build();
+    assertEquals(Value.of("123456-07-08T01:02:03Z"), mapper.value("tz", zoned, "+123456-07-08T06:32:03+05:30"));
+  }
+
+  @Test
   void floatsDatesTimesAndBytes() {
     assertEquals(Value.of("NaN"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NaN));
     assertEquals(Value.of("-Infinity"), mapper.value("f", Schema.OPTIONAL_FLOAT64_SCHEMA, Double.NEGATIVE_INFINITY));

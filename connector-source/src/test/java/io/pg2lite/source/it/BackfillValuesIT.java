@@ -31,13 +31,16 @@ class BackfillValuesIT {
       + " num_inf numeric, f4 float4, f8 float8, f8_nan float8, f8_inf float8, b bool, tx text,"
       + " vc varchar(10), ch char(3), u uuid, js json, jb jsonb, by bytea, d date, tm time, tz timetz,"
       + " ts timestamp, tstz timestamptz, iv interval, e mood, arr int8[], tarr text[], dom positive,"
-      + " tsarr timestamptz[], numarr numeric[], farr float8[]";
+      + " tsarr timestamptz[], numarr numeric[], farr float8[], iv_neg interval, iv_zero interval,"
+      + " iv_tiny interval, d_far date, ts_far timestamp, tstz_far timestamptz";
   private static final String VALUES = "-32768, 2147483647, 9223372036854775807,"
       + " 12345678901234567890.123456789, 'NaN', 'Infinity', 1.5, 0.1, 'NaN', '-Infinity', true, 'héllo \"w\"',"
       + " 'abc', 'ab', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"a\": [1, 2]}', '{\"b\": 2, \"a\": 1}',"
       + " '\\x00ff10', '2025-01-02', '03:04:05.123456', '03:04:05.5+02', '2025-01-02 03:04:05.123456',"
       + " '2025-01-02 03:04:05.123456+03', '1 year 2 mons 3 days 04:05:06.5', 'happy', '{1,9007199254740993}',"
-      + " '{\"x\",NULL}', 5, '{\"2025-01-02 03:04:05.5+00\"}', '{1.10,2.5}', '{0.1,NaN}'";
+      + " '{\"x\",NULL}', 5, '{\"2025-01-02 03:04:05.5+00\"}', '{1.10,2.5}', '{0.1,NaN}',"
+      + " '-1 year -2 mons +3 days -04:05:06.5', '0', '0.000001 seconds', '12345-06-07',"
+      + " '10000-01-01 23:59:59.999999', '123456-07-08 01:02:03+00'";
 
   @Test
   void copiedRowsEqualStreamedRowsForEveryType(TestStack stack) throws Exception {
