@@ -53,6 +53,13 @@ public final class ReplicaSchema {
     return t;
   }
 
+  /** The table a row change writes: {@link #require}, with a row key whose columns all exist. */
+  LiteTable requireForRows(QualifiedName upstream) {
+    LiteTable t = require(upstream);
+    checkRowKey(t);
+    return t;
+  }
+
   /** Re-reads the tables from the metadata tables (after a rollback undid DDL). */
   void reload() throws SQLException {
     load();
@@ -92,12 +99,16 @@ public final class ReplicaSchema {
       updateKey(require(u.table()), new ArrayList<>(u.updated().rowKey().keySet()));
       updateMetadata(u.table(), u.updated());
     } else if (change instanceof SchemaChange.AddColumn a) {
-      addColumn(require(a.table()), a.column().name(), a.column().spec(), a.backfill());
+      LiteTable t = require(a.table());
+      addColumn(t, a.column().name(), a.column().spec(), a.backfill());
       if (a.tableMetadata() != null) {
         updateMetadata(a.table(), a.tableMetadata());
       }
+      createKeyIndexOnceComplete(t);
     } else if (change instanceof SchemaChange.UpdateColumn u) {
-      updateColumn(require(u.table()), u.old().name(), u.updated().name(), u.updated().spec());
+      LiteTable t = require(u.table());
+      updateColumn(t, u.old().name(), u.updated().name(), u.updated().spec());
+      createKeyIndexOnceComplete(t);
     } else if (change instanceof SchemaChange.DropColumn d) {
       dropColumn(require(d.table()), d.column());
     } else if (change instanceof SchemaChange.DropTable d) {
@@ -185,9 +196,19 @@ public final class ReplicaSchema {
     }
   }
 
+  /**
+   * The unique index on the row key, which the upserts rely on. Every key column must exist:
+   * SQLite would read a double-quoted name it does not know as a string literal, index that
+   * constant, and then refuse the second row (or silently key every row alike).
+   */
   private void createKeyIndex(LiteTable t) throws SQLException {
     if (t.rowKey.isEmpty()) {
       return;
+    }
+    List<String> missing = missingKeyColumns(t);
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException("table \"" + t.name + "\": row key " + t.rowKey + " names column(s) "
+          + missing + " that the replica table does not have");
     }
     StringBuilder cols = new StringBuilder();
     for (String k : t.rowKey) {
@@ -197,18 +218,55 @@ public final class ReplicaSchema {
         + " (" + cols + ")");
   }
 
+  /**
+   * A new row key (update-table-metadata). Within one DDL command the source sends the new
+   * metadata <em>before</em> the column changes (the reference's order), so the new key may name
+   * a column that is still to be added ({@code ADD COLUMN k ..., ADD PRIMARY KEY (id, k)}) or
+   * still has its old name ({@code RENAME COLUMN id TO id2}). The old index goes now; the new one
+   * is built as soon as every key column exists ({@link #createKeyIndexOnceComplete}), which is
+   * before any row of the table is written again, since row changes never come between the
+   * schema changes of one command. {@link #checkRowKey} refuses a row change otherwise.
+   */
   private void updateKey(LiteTable t, List<String> key) throws SQLException {
     if (key.equals(t.rowKey)) {
       return;
     }
     exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name)));
     t.rowKey = List.copyOf(key);
-    createKeyIndex(t);
+    storeRowKey(t);
+    createKeyIndexOnceComplete(t);
+  }
+
+  private void storeRowKey(LiteTable t) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("UPDATE " + SqlNames.quote(ReplicaFile.TABLES)
         + " SET row_key = ? WHERE table_name = ?")) {
-      ps.setString(1, Json.stringList(key));
+      ps.setString(1, Json.stringList(t.rowKey));
       ps.setString(2, t.name);
       ps.executeUpdate();
+    }
+  }
+
+  /** Builds the row-key index if every key column exists and the index does not yet. */
+  private void createKeyIndexOnceComplete(LiteTable t) throws SQLException {
+    if (!t.rowKey.isEmpty() && missingKeyColumns(t).isEmpty() && !catalog.hasIndex(SqlNames.keyIndex(t.name))) {
+      createKeyIndex(t);
+    }
+  }
+
+  private static List<String> missingKeyColumns(LiteTable t) {
+    return t.rowKey.stream().filter(k -> !t.columns.containsKey(k)).toList();
+  }
+
+  /**
+   * Refuses a row change for a table whose row key names a column it does not have: a log whose
+   * key change was not followed by the column changes that complete it. Writing rows without
+   * the key index would break the upserts' uniqueness.
+   */
+  private static void checkRowKey(LiteTable t) {
+    List<String> missing = missingKeyColumns(t);
+    if (!missing.isEmpty()) {
+      throw new IllegalArgumentException("row change for table \"" + t.name + "\", whose row key " + t.rowKey
+          + " names column(s) " + missing + " that no schema change has added");
     }
   }
 
@@ -297,8 +355,9 @@ public final class ReplicaSchema {
     t.columns.putAll(reordered);
     t.hidden.remove(oldName);
     insertColumnMetadata(t, newName, spec, hidden == null ? null : new BackfillId(spec.pos()));
-    if (t.rowKey.contains(oldName)) {
+    if (!newName.equals(oldName) && t.rowKey.contains(oldName)) {
       t.rowKey = t.rowKey.stream().map(k -> k.equals(oldName) ? newName : k).toList();
+      storeRowKey(t);
     }
   }
 

@@ -79,7 +79,7 @@ public final class RowWriter {
       flushBatch(); // anything but another insert must see the rows inserted before it
     }
     if (change instanceof DataChange.Insert i) {
-      LiteTable t = schema.require(i.relation().table());
+      LiteTable t = schema.requireForRows(i.relation().table());
       upsert(t, i.row(), version);
       // A table without a row key takes inserts only (Postgres refuses its updates and deletes
       // when published); its inserts need no key and no change-log entry.
@@ -89,7 +89,7 @@ public final class RowWriter {
     } else if (change instanceof DataChange.Update u) {
       update(u, version);
     } else if (change instanceof DataChange.Delete d) {
-      LiteTable t = schema.require(d.relation().table());
+      LiteTable t = schema.requireForRows(d.relation().table());
       Row key = keyOf(t, d.relation(), d.key());
       PreparedStatement ps = statement("DELETE FROM " + SqlNames.quote(t.name) + " WHERE " + where(key));
       bindKey(ps, 1, t, key);
@@ -97,7 +97,7 @@ public final class RowWriter {
       changeLog.delete(t, key, version);
     } else if (change instanceof DataChange.Truncate tr) {
       for (Relation r : tr.relations()) {
-        LiteTable t = schema.require(r.table());
+        LiteTable t = schema.requireForRows(r.table());
         try (Statement s = c.createStatement()) {
           s.execute("DELETE FROM " + SqlNames.quote(t.name));
         }
@@ -116,7 +116,7 @@ public final class RowWriter {
    * a newer snapshot can be there before the live stream replays the move.
    */
   private void update(DataChange.Update u, Watermark version) throws SQLException {
-    LiteTable t = schema.require(u.relation().table());
+    LiteTable t = schema.requireForRows(u.relation().table());
     Row newKey = keyOf(t, u.relation(), u.row());
     Row oldKey = u.key() == null ? newKey : keyOf(t, u.relation(), u.key());
     if (!oldKey.equals(newKey) && keyChange.ontoExistingRow(t, oldKey, newKey, u.row(), version)) {
@@ -213,7 +213,7 @@ public final class RowWriter {
    * change what a later row of the message sees.
    */
   private void backfill(DataChange.Backfill b) throws SQLException {
-    LiteTable t = schema.require(b.relation().table());
+    LiteTable t = schema.requireForRows(b.relation().table());
     List<String> keyCols = b.relation().rowKey().columns();
     if (keyCols.isEmpty() && !b.rowValues().isEmpty()) {
       throw new IllegalArgumentException("backfill of " + t.name + " without a row key");

@@ -28,6 +28,15 @@ final class SqliteCatalog {
     }
   }
 
+  boolean hasIndex(String index) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?")) {
+      ps.setString(1, index);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   List<String> indexNamesOn(String table, String column) throws SQLException {
     List<String> out = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement("SELECT DISTINCT il.name FROM pragma_index_list(?) il, "

@@ -111,4 +111,86 @@ class DdlApplyTest {
       assertEquals(List.of(List.of("name")), h.query("SELECT name FROM pragma_index_info('item.pg2lite_row_key')"));
     }
   }
+
+  /** A row key in key order (TableMetadata keeps the map's order, as the codec does). */
+  private static Map<String, Integer> key(Object... nameAttnum) {
+    Map<String, Integer> out = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < nameAttnum.length; i += 2) {
+      out.put((String) nameAttnum[i], (Integer) nameAttnum[i + 1]);
+    }
+    return out;
+  }
+
+  private static SchemaChange.UpdateTableMetadata newKey(Map<String, Integer> from, Map<String, Integer> to) {
+    return new SchemaChange.UpdateTableMetadata(T, new io.pg2lite.protocol.schema.TableMetadata(2200, 1, from),
+        new io.pg2lite.protocol.schema.TableMetadata(2200, 1, to));
+  }
+
+  private static List<String> keyIndexColumns(ReplicaHarness h) throws Exception {
+    return h.query("SELECT name FROM pragma_index_info('item.pg2lite_row_key') ORDER BY seqno").stream()
+        .map(r -> (String) r.get(0)).toList();
+  }
+
+  /**
+   * RENAME COLUMN of a key column: the source sends the new key (update-table-metadata) before the
+   * rename (update-column), as the reference orders them. Building the index on the new name at
+   * once made SQLite index the string 'key' and the rename fail on "no such column".
+   */
+  @Test
+  void renamingAKeyColumnMovesTheKeyIndexToTheNewName() throws Exception {
+    try (ReplicaHarness h = withItem()) {
+      h.feed(ChangeMessages.after("0/200").begin(2)
+          .change(newKey(key("id", 1), key("key", 1)))
+          .change(new SchemaChange.UpdateColumn(T, new Column("id", ColumnSpec.of(1, "int8")),
+              new Column("key", ColumnSpec.of(1, "int8"))))
+          .commit("0/300").entries());
+      assertEquals(List.of("key"), keyIndexColumns(h));
+      Relation renamed = new Relation("public", "item", RowKey.of("key"));
+      h.feed(ChangeMessages.after("0/300").begin(3)
+          .insert(renamed, Row.of("key", Value.of(2), "name", Value.of("two")))
+          .insert(renamed, Row.of("key", Value.of(2), "name", Value.of("deux")))
+          .update(renamed, Row.of("key", Value.of(1)), Row.of("key", Value.of(3), "name", Value.of("three")))
+          .commit("0/400").entries());
+      assertEquals(List.of(List.of(2, "deux"), List.of(3, "three")), h.query("SELECT key, name FROM item ORDER BY key"),
+          "the upsert keys on the renamed column");
+      h.reopen();
+      assertEquals(List.of(List.of("[\"key\"]")), h.query("SELECT row_key FROM \"_pg2lite.tables\""),
+          "the stored key follows the rename, so a reopened replica keys on it too");
+    }
+  }
+
+  /** ALTER TABLE ... ADD COLUMN k ... NOT NULL DEFAULT 0, ... ADD PRIMARY KEY (id, k): the key names k before k exists. */
+  @Test
+  void aKeyExtendedByAColumnAddedInTheSameCommandIsIndexedOnceTheColumnExists() throws Exception {
+    try (ReplicaHarness h = withItem()) {
+      h.feed(ChangeMessages.after("0/200").begin(2)
+          .insert(ITEM, Row.of("id", Value.of(2), "name", Value.of("two")))
+          .change(newKey(key("id", 1), key("id", 1, "k", 7)))
+          .change(new SchemaChange.AddColumn(T, new Column("k", ColumnSpec.of(7, "int4").withDflt("0")), null, null))
+          .commit("0/300").entries());
+      assertEquals(List.of("id", "k"), keyIndexColumns(h));
+      Relation composite = new Relation("public", "item", RowKey.of("id", "k"));
+      h.feed(ChangeMessages.after("0/300").begin(3)
+          .insert(composite, Row.of("id", Value.of(1), "k", Value.of(1), "name", Value.of("one/1")))
+          .insert(composite, Row.of("id", Value.of(1), "k", Value.of(0), "name", Value.of("one/0")))
+          .commit("0/400").entries());
+      assertEquals(List.of(List.of(1, 0, "one/0"), List.of(1, 1, "one/1"), List.of(2, 0, "two")),
+          h.query("SELECT id, k, name FROM item ORDER BY id, k"));
+    }
+  }
+
+  /** A log whose new key names a column no schema change adds is refused at its first row change, by name. */
+  @Test
+  void aRowChangeForAKeyNamingAMissingColumnIsRefused() throws Exception {
+    try (ReplicaHarness h = withItem()) {
+      h.feed(ChangeMessages.after("0/200").begin(2).change(newKey(key("id", 1), key("id", 1, "ghost", 9)))
+          .commit("0/300").entries());
+      Relation composite = new Relation("public", "item", RowKey.of("id", "ghost"));
+      ApplyException e = org.junit.jupiter.api.Assertions.assertThrows(ApplyException.class,
+          () -> h.feed(ChangeMessages.after("0/300").begin(3)
+              .insert(composite, Row.of("id", Value.of(5), "name", Value.of("five"))).commit("0/400").entries()));
+      assertTrue(e.getMessage().contains("ghost"), e.getMessage());
+      assertEquals(List.of(List.of(1)), h.query("SELECT id FROM item"), "nothing of the refused transaction applied");
+    }
+  }
 }

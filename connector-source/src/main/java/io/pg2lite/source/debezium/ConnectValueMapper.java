@@ -109,11 +109,11 @@ final class ConnectValueMapper {
       case "io.debezium.time.NanoTime":
         return new Value.Text(TemporalText.time(((Number) raw).longValue()));
       case "io.debezium.time.MicroTimestamp":
-        return timestamp(((Number) raw).longValue(), 1_000_000L);
+        return timestamp(column, ((Number) raw).longValue(), 1_000_000L);
       case "io.debezium.time.Timestamp":
-        return timestamp(((Number) raw).longValue(), 1000L);
+        return timestamp(column, ((Number) raw).longValue(), 1000L);
       case "io.debezium.time.NanoTimestamp":
-        return timestamp(((Number) raw).longValue(), 1_000_000_000L);
+        return timestamp(column, ((Number) raw).longValue(), 1_000_000_000L);
       case "io.debezium.time.ZonedTime":
         return new Value.Text(TemporalText.timeTz((String) raw));
       case "io.debezium.time.ZonedTimestamp":
@@ -125,7 +125,15 @@ final class ConnectValueMapper {
     }
   }
 
-  private static Value timestamp(long value, long unitsPerSecond) {
+  private static Value timestamp(String column, long value, long unitsPerSecond) {
+    if (value == Long.MAX_VALUE) {
+      // Debezium hands a timestamp without time zone over as a count since 1970 and saturates
+      // it when it overflows (Postgres goes on to 294276 AD, 64-bit microseconds end in
+      // 294247): the real value is lost, so stop rather than write a wrong one.
+      throw new IllegalArgumentException("column \"" + column + "\": a timestamp value after "
+          + "294247-01-10T04:00:54.775807 cannot be replicated exactly"
+          + " (Debezium's range for timestamp without time zone; docs/type-mapping.md, known limits)");
+    }
     long nanosPerUnit = 1_000_000_000L / unitsPerSecond;
     return new Value.Text(TemporalText.timestamp(Math.floorDiv(value, unitsPerSecond),
         Math.floorMod(value, unitsPerSecond) * nanosPerUnit));

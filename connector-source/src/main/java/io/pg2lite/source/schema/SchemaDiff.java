@@ -23,6 +23,14 @@ import java.util.Objects;
  * (ALTER PUBLICATION ... ADD TABLE, CREATE TABLE AS, a move into a published schema) is
  * backfilled whole; an added column is backfilled when its default cannot be expressed on the
  * replica ({@link SqliteDefaults}) or when it appears through ALTER PUBLICATION.
+ *
+ * <p>A column whose type changed is copied again (ADR 0008): Postgres rewrote every value with
+ * the command's {@code USING} expression, which the replica cannot evaluate (SQLite's own
+ * conversion gives {@code 2.6535840034484863} where Postgres has {@code 2.653584}, keeps a blob
+ * where Postgres has {@code \\x...} text, and knows nothing of {@code USING NULL}). A non-key
+ * column is sent as drop-column + add-column with a backfill, and the indexes on it are dropped
+ * and re-created; a table whose row-key column changed type is sent as drop-table + create-table
+ * with every column backfilled, since rows are merged by their key.
  */
 public final class SchemaDiff {
   /** The replica's row-version column: a published column of that name cannot be replicated. */
@@ -49,30 +57,31 @@ public final class SchemaDiff {
     after.tables().forEach(SchemaDiff::validate);
 
     List<SchemaChange> out = new ArrayList<>();
+    java.util.Set<Long> recopied = keyRetyped(old, now);
     Map<String, IndexState> oldIndexes = indexes(before);
     Map<String, IndexState> newIndexes = indexes(after);
     oldIndexes.forEach((name, idx) -> {
       IndexState n = newIndexes.get(name);
-      if (n == null || !n.sameShape(idx)) {
+      if (n == null || !n.sameShape(idx) || recopied.contains(idx.table.oid())) {
         out.add(new SchemaChange.DropIndex(new QualifiedName(idx.index.schema(), idx.index.name())));
       }
     });
     old.forEach((oid, t) -> {
-      if (!now.containsKey(oid)) {
+      if (!now.containsKey(oid) || recopied.contains(oid)) {
         out.add(new SchemaChange.DropTable(new QualifiedName(t.schema(), t.name())));
       }
     });
     now.forEach((oid, t) -> {
       PublishedSchema.Table o = old.get(oid);
-      if (o != null) {
+      if (o != null && !recopied.contains(oid)) {
         diffTable(o, t, tag, out);
       }
     });
     boolean createdEmpty = tag.equals("CREATE TABLE");
     now.forEach((oid, t) -> {
-      if (!old.containsKey(oid)) {
+      if (!old.containsKey(oid) || recopied.contains(oid)) {
         Map<String, BackfillId> backfill = null;
-        if (!createdEmpty) {
+        if (!createdEmpty || recopied.contains(oid)) {
           backfill = new LinkedHashMap<>();
           for (PublishedSchema.Column c : t.columns()) {
             backfill.put(c.name(), new BackfillId(c.pos()));
@@ -83,7 +92,7 @@ public final class SchemaDiff {
     });
     newIndexes.forEach((name, idx) -> {
       IndexState o = oldIndexes.get(name);
-      if (o == null || !o.sameShape(idx)) {
+      if (o == null || !o.sameShape(idx) || recopied.contains(idx.table.oid())) {
         out.add(new SchemaChange.CreateIndex(ProtocolSpecs.indexSpec(idx.table, idx.index)));
       }
     });
@@ -103,25 +112,53 @@ public final class SchemaDiff {
     Map<Integer, PublishedSchema.Column> oldCols = byPos(o);
     Map<Integer, PublishedSchema.Column> newCols = byPos(t);
     oldCols.forEach((pos, c) -> {
-      if (!newCols.containsKey(pos)) {
+      if (!newCols.containsKey(pos) || retyped(c, newCols.get(pos))) {
         out.add(new SchemaChange.DropColumn(name, c.name()));
       }
     });
     oldCols.forEach((pos, c) -> {
       PublishedSchema.Column n = newCols.get(pos);
-      if (n != null && (!n.name().equals(c.name()) || !n.dataType().equals(c.dataType()) || n.notNull() != c.notNull())) {
+      if (n != null && !retyped(c, n) && (!n.name().equals(c.name()) || n.notNull() != c.notNull())) {
         out.add(new SchemaChange.UpdateColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c)),
             new Column(n.name(), ProtocolSpecs.columnSpec(n))));
       }
     });
     newCols.forEach((pos, c) -> {
-      if (!oldCols.containsKey(pos)) {
+      if (retyped(oldCols.get(pos), c)) {
+        out.add(new SchemaChange.AddColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c).withDflt(null)),
+            newMeta, new BackfillId(c.pos())));
+      } else if (!oldCols.containsKey(pos)) {
         boolean backfill = tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c);
         Column column = new Column(c.name(), backfill
             ? ProtocolSpecs.columnSpec(c).withDflt(null) : ProtocolSpecs.columnSpec(c));
         out.add(new SchemaChange.AddColumn(name, column, newMeta, backfill ? new BackfillId(c.pos()) : null));
       }
     });
+  }
+
+  /** Whether the column at one attnum changed type (its values were rewritten). */
+  private static boolean retyped(PublishedSchema.Column before, PublishedSchema.Column after) {
+    return before != null && after != null && !before.dataType().equals(after.dataType());
+  }
+
+  /** Kept tables one of whose row-key columns (before or after) changed type: copied again whole. */
+  private java.util.Set<Long> keyRetyped(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now) {
+    java.util.Set<Long> out = new java.util.HashSet<>();
+    now.forEach((oid, t) -> {
+      PublishedSchema.Table o = old.get(oid);
+      if (o == null) {
+        return;
+      }
+      java.util.Set<Integer> keyPositions = new java.util.HashSet<>(specs.metadata(o).rowKey().values());
+      keyPositions.addAll(specs.metadata(t).rowKey().values());
+      Map<Integer, PublishedSchema.Column> before = byPos(o);
+      for (PublishedSchema.Column c : t.columns()) {
+        if (keyPositions.contains(c.pos()) && retyped(before.get(c.pos()), c)) {
+          out.add(oid);
+        }
+      }
+    });
+    return out;
   }
 
   private static void validate(PublishedSchema.Table t) {
@@ -162,7 +199,9 @@ public final class SchemaDiff {
         shape.add("table:" + t.oid());
         for (PublishedSchema.IndexColumn c : i.columns()) {
           PublishedSchema.Column col = t.column(c.name());
-          shape.add(Objects.requireNonNull(col, c.name()).pos() + (c.desc() ? " DESC" : " ASC"));
+          // The type is part of the shape: a retyped column is dropped and added again on the
+          // replica, which drops its indexes, so they must be created again.
+          shape.add(Objects.requireNonNull(col, c.name()).pos() + " " + col.dataType() + (c.desc() ? " DESC" : " ASC"));
         }
         out.put(i.schema() + "." + i.name(), new IndexState(t, i, shape));
       }

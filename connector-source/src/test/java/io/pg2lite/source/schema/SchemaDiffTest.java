@@ -30,7 +30,7 @@ class SchemaDiffTest {
             pk("keep_pkey", "id"), index("keep_old", false, "old")),
         table(2, "dropped", List.of(col("id", 1, "int4", true)), pk("dropped_pkey", "id")));
     PublishedSchema after = schema(
-        table(1, "kept", List.of(col("id", 1, "int4", true), col("renamed", 3, "int8", false), col("added", 4, "text", false)),
+        table(1, "kept", List.of(col("id", 1, "int4", true), col("renamed", 3, "int4", false), col("added", 4, "text", false)),
             pk("keep_pkey", "id"), index("keep_new", true, "added")),
         table(3, "created", List.of(col("k", 1, "text", true)), pk("created_pkey", "k")));
     List<SchemaChange> changes = diff.diff(before, after, "ALTER TABLE");
@@ -127,5 +127,46 @@ class SchemaDiffTest {
     PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true)), pk("t_pkey", "id")));
     assertEquals(List.of(new SchemaChange.DropTable(new QualifiedName("public", "t"))),
         diff.diff(before, schema(), "DROP TABLE"));
+  }
+
+  /** ADR 0008: Postgres rewrote the values (USING); the replica gets them again from a copy. */
+  @Test
+  void aRetypedColumnIsDroppedAndAddedAgainWithABackfillAndItsIndexesRecreated() {
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("f", 2, "float4", false),
+        col("other", 3, "text", false)), pk("t_pkey", "id"), index("t_f", false, "f"), index("t_other", false, "other")));
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("g", 2, "text", false),
+        col("other", 3, "text", false)), pk("t_pkey", "id"), index("t_f", false, "g"), index("t_other", false, "other")));
+    List<SchemaChange> changes = diff.diff(before, after, "ALTER TABLE");
+    assertEquals(List.of("drop-index", "drop-column", "add-column", "create-index"), tags(changes),
+        "renamed and retyped at once; the index on the other column is untouched");
+    assertEquals(new SchemaChange.DropColumn(new QualifiedName("public", "t"), "f"), changes.get(1));
+    SchemaChange.AddColumn add = (SchemaChange.AddColumn) changes.get(2);
+    assertEquals("g", add.column().name());
+    assertEquals("text", add.column().spec().dataType());
+    assertEquals(2, add.backfill().attNum());
+    assertEquals("t_f", ((SchemaChange.CreateIndex) changes.get(3)).spec().name());
+  }
+
+  @Test
+  void aNotNullChangeAloneStaysAnUpdateColumn() {
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("a", 2, "text", false)),
+        pk("t_pkey", "id")));
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("a", 2, "text", true)),
+        pk("t_pkey", "id")));
+    assertEquals(List.of("update-column"), tags(diff.diff(before, after, "ALTER TABLE")));
+  }
+
+  /** Rows merge by their key, so a table whose key column was rewritten is copied again whole. */
+  @Test
+  void aRetypedKeyColumnCopiesTheWholeTableAgain() {
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("v", 2, "text", false)),
+        pk("t_pkey", "id"), index("t_v", false, "v")));
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "text", true), col("v", 2, "text", false)),
+        pk("t_pkey", "id"), index("t_v", false, "v")));
+    List<SchemaChange> changes = diff.diff(before, after, "ALTER TABLE");
+    assertEquals(List.of("drop-index", "drop-table", "create-table", "create-index"), tags(changes));
+    SchemaChange.CreateTable created = (SchemaChange.CreateTable) changes.get(2);
+    assertEquals(List.of("id", "v"), List.copyOf(created.backfill().keySet()));
+    assertEquals("text", created.spec().columns().get("id").dataType());
   }
 }
