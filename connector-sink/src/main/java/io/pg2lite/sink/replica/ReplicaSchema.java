@@ -388,10 +388,16 @@ public final class ReplicaSchema {
     tables.remove(name);
   }
 
+  /** A replicated index; like the row-key index, only on columns the table has (no string-literal index). */
   private void createIndex(IndexSpec spec) throws SQLException {
     String table = SqlNames.table(spec.schema(), spec.tableName());
+    LiteTable t = require(new QualifiedName(spec.schema(), spec.tableName()));
     StringBuilder cols = new StringBuilder();
     for (Map.Entry<String, SortDirection> e : spec.columns().entrySet()) {
+      if (!t.columns.containsKey(e.getKey())) {
+        throw new IllegalArgumentException("create-index " + spec.name() + " on table \"" + table
+            + "\" names column \"" + e.getKey() + "\", which the replica table does not have");
+      }
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(e.getKey())).append(' ')
           .append(e.getValue().name());
     }

@@ -20,6 +20,18 @@ final class SqliteDefaults {
       "^(?:'(?:[^']|'')*'|\\(?-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?\\)?|true|false)(?:::[a-z0-9_ \"\\[\\]().]+)?$");
   private static final Pattern QUOTED = Pattern.compile("^'((?:[^']|'')*)'(?:::.*)?$");
 
+  /**
+   * Scalar types whose constant, as {@code pg_get_expr} prints it, is the value the live stream
+   * carries (the sink writes it as the SQLite default): numbers, booleans, text, and enum labels.
+   * Any other type's literal differs from the log's form: bytea {@code '\\x'} is bytes in the
+   * log, timestamps and times print in the session's zone without the {@code T}, intervals in
+   * the session's style, jsonb and uuid normalise their text, {@code char(n)} pads. Such a
+   * default is backfilled, which copies each row's value exactly (fuzz seed 3000:
+   * {@code ADD COLUMN b bytea DEFAULT '\\x'} read as the text {@code \\x}).
+   */
+  private static final java.util.Set<String> TEXT_IS_LOG_FORM = java.util.Set.of(
+      "int2", "int4", "int8", "float4", "float8", "numeric", "bool", "text", "varchar");
+
   private SqliteDefaults() {}
 
   /** Whether the default of column {@code c} can be a SQLite default (else the column is backfilled). */
@@ -29,7 +41,7 @@ final class SqliteDefaults {
       return true;
     }
     if (!c.dataType().endsWith("[]")) {
-      return canExpress(dflt);
+      return TEXT_IS_LOG_FORM.contains(c.dataType()) || "e".equals(c.typeClass()) ? canExpress(dflt) : false;
     }
     Matcher q = QUOTED.matcher(dflt.trim());
     String element = c.dataType().substring(0, c.dataType().indexOf('['));

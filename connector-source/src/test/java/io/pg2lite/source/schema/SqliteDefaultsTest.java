@@ -48,4 +48,25 @@ class SqliteDefaultsTest {
     PublishedSchema.Column c = new PublishedSchema.Column("arr", 2, type, "b", "b", null, false, dflt);
     assertEquals(expected, SqliteDefaults.canExpress(c), type + " DEFAULT " + dflt);
   }
+
+  /** Scalar constants only of types whose literal is the log's form; others are backfilled. */
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      int4        | 7                                              | b | true
+      numeric     | 1.50                                           | b | true
+      varchar     | 'x'::character varying                         | b | true
+      bool        | true                                           | b | true
+      mood        | 'happy'::mood                                  | e | true
+      bytea       | '\\x'::bytea                                   | b | false
+      timestamptz | '2020-01-01 00:00:00+00'::timestamp with time zone | b | false
+      interval    | '1 day'::interval                              | b | false
+      jsonb       | '{"a":1}'::jsonb                               | b | false
+      uuid        | 'A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11'::uuid   | b | false
+      bpchar      | 'ab'::bpchar                                   | b | false
+      time        | '03:04:05'::time without time zone             | b | false
+      """)
+  void scalarConstantsOnlyOfTypesWhoseLiteralIsTheLogForm(String type, String dflt, String typeClass, boolean expected) {
+    PublishedSchema.Column c = new PublishedSchema.Column("c", 2, type, typeClass, null, null, false, dflt);
+    assertEquals(expected, SqliteDefaults.canExpress(c), type + " DEFAULT " + dflt);
+  }
 }
