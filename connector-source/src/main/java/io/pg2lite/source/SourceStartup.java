@@ -64,14 +64,25 @@ final class SourceStartup {
 
   State prepare(SourcePosition stored, ChangeLogTopic topic) {
     try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value())) {
-      CatalogInstaller.ensureInstalled(c);
+      boolean history = CatalogInstaller.ensureInstalled(c) >= CatalogInstaller.SCHEMA_HISTORY;
       CatalogInstaller.registerPublication(c, config.publication);
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
       PublishedSchema schema = ensureKeys(catalog, catalog.publishedSchema(config.publication));
       Optional<LogTail> tail = topic.tail(config.topic);
       List<Emitted> pending = new ArrayList<>();
-      SourcePosition position = stored == null ? firstStart(catalog, schema, tail, pending) : resume(catalog, stored);
+      Long schemaId = null;
+      if (stored == null && history) {
+        PostgresCatalog.RecordedSchema recorded = catalog.recordSchema(config.publication);
+        schema = recorded.schema();
+        schemaId = recorded.id();
+      } else if (stored != null && history) {
+        PostgresCatalog.RecordedSchema resumed = resumeSchema(catalog, stored);
+        schema = resumed.schema();
+        schemaId = resumed.id();
+      }
+      SourcePosition position = (stored == null ? firstStart(catalog, schema, tail, pending) : resume(catalog, stored))
+          .withSchemaId(schemaId);
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
         LOG.warn("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
@@ -83,7 +94,7 @@ final class SourceStartup {
         lastWritten = tail.get().entry().watermark();
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
-      return new State(position, new SchemaTracker(schema, specs), pending, lastWritten, backfillHold);
+      return new State(position, new SchemaTracker(schema, schemaId, specs), pending, lastWritten, backfillHold);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);
@@ -209,6 +220,28 @@ final class SourceStartup {
         + "(stop the connector, then PATCH /connectors/<name>/offsets). To start over: drop the slot "
         + "(SELECT pg_drop_replication_slot('" + config.slot + "')), delete or rename topic " + config.topic
         + ", and rebuild the replicas.");
+  }
+
+  /**
+   * The published schema as of the stored position (ADR 0009): the stream resumes there, before
+   * any DDL committed since, so today's catalog may describe tables the rows to come do not have
+   * (renamed, re-keyed, retyped). Older history rows are pruned: positions only move forward.
+   * Offsets stored by a source without history (or whose row is gone) fall back to today's
+   * schema, recorded from now on, with a warning.
+   */
+  private PostgresCatalog.RecordedSchema resumeSchema(PostgresCatalog catalog, SourcePosition stored)
+      throws SQLException {
+    if (stored.schemaId() != null) {
+      PublishedSchema at = catalog.schemaAt(config.publication, stored.schemaId());
+      if (at != null) {
+        catalog.pruneSchemaHistory(config.publication, stored.schemaId());
+        return new PostgresCatalog.RecordedSchema(stored.schemaId(), at);
+      }
+    }
+    LOG.warn("The stored offsets of publication {} name no schema in pg2lite.schema_history (id {}): resuming with "
+        + "the current schema; rows written before DDL that committed while the source was stopped may be keyed by "
+        + "it", config.publication, stored.schemaId());
+    return catalog.recordSchema(config.publication);
   }
 
   /** Restart: the slot must still exist and must not be ahead of what we stored (a recreated slot is). */

@@ -40,7 +40,7 @@ abstract class ColumnReader {
 
   /** How a scalar of each Postgres type travels. */
   enum Kind {
-    INT, FLOAT4, FLOAT8, BOOL, TIMESTAMP, TIMESTAMPTZ, TIMETZ, BYTEA, JSON_TEXT, TEXT;
+    INT, FLOAT4, FLOAT8, BOOL, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, BYTEA, JSON_TEXT, TEXT;
 
     static Kind of(String typeName) {
       switch (typeName) {
@@ -55,6 +55,8 @@ abstract class ColumnReader {
           return FLOAT8;
         case "bool":
           return BOOL;
+        case "date":
+          return DATE;
         case "timestamp":
           return TIMESTAMP;
         case "timestamptz":
@@ -66,7 +68,7 @@ abstract class ColumnReader {
         case "hstore":
           return JSON_TEXT;
         default:
-          return TEXT; // numeric, text types, uuid, json, jsonb, date, time, interval, enums: Postgres' text
+          return TEXT; // numeric, text types, uuid, json, jsonb, time, interval, enums: Postgres' text
       }
     }
   }
@@ -167,8 +169,12 @@ abstract class ColumnReader {
           return Value.ofDouble(n.isNumber() ? n.doubleValue() : Double.parseDouble(n.asText()));
         case BOOL:
           return Value.of(n.booleanValue());
+        case DATE:
+          return new Value.Text(astronomicalYear(n.asText()));
+        case TIMESTAMP:
+          return new Value.Text(astronomicalYear(n.asText()));
         case TIMESTAMPTZ:
-          return new Value.Text(isoUtc(n.asText()));
+          return new Value.Text(isoUtc(astronomicalYear(n.asText())));
         case TIMETZ:
           return new Value.Text(n.asText().replaceFirst("\\+00(:00)?$", "Z"));
         default:
@@ -183,15 +189,33 @@ abstract class ColumnReader {
   /** Postgres' text of a scalar, in the log's form. */
   static String text(Kind kind, String s) {
     switch (kind) {
+      case DATE:
+        return astronomicalYear(s);
       case TIMESTAMP:
-        return s.replace(' ', 'T');
+        return astronomicalYear(s).replace(' ', 'T');
       case TIMESTAMPTZ:
-        return isoUtc(s);
+        return isoUtc(astronomicalYear(s));
       case TIMETZ:
         return s.replaceFirst("\\+00(:00)?$", "Z");
       default:
         return s;
     }
+  }
+
+  /**
+   * A date's year in ISO 8601's astronomical numbering, the log's form (docs/type-mapping.md) and
+   * java.time's, which the live stream uses: Postgres prints {@code 0044-03-15 BC}, the log
+   * {@code -0043-03-15} (1 BC is year 0, 2 BC year -1). Other values are returned unchanged.
+   */
+  static String astronomicalYear(String s) {
+    if (!s.endsWith(" BC")) {
+      return s;
+    }
+    String ad = s.substring(0, s.length() - 3);
+    int dash = ad.indexOf('-');
+    long year = 1 - Long.parseLong(ad.substring(0, dash));
+    String digits = String.format(java.util.Locale.ROOT, "%04d", Math.abs(year));
+    return (year < 0 ? "-" : "") + digits + ad.substring(dash);
   }
 
   /** "2025-01-02 03:04:05.5+00" (or JSON's "...T...+00:00") → "2025-01-02T03:04:05.5Z". */

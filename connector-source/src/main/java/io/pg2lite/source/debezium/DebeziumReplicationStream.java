@@ -1,14 +1,18 @@
 package io.pg2lite.source.debezium;
 
+import io.pg2lite.connect.failure.Backoff;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * {@link ReplicationStream} over Debezium's Postgres task: we create the task (Debezium's, with
@@ -20,10 +24,19 @@ import org.apache.kafka.connect.source.SourceTaskContext;
  * poll it reads the offsets back from storage (ours, through {@link PrefixedOffsetReader}) and
  * confirms their {@code lsn_commit} to the slot. Connect writes those offsets only after Kafka
  * stored the records, which is exactly the durability rule we need.
+ *
+ * <p>A failure of Debezium's start-up schema read ({@link StartupSchemaRead}: the catalog changed
+ * under it) restarts Debezium from the same stored position after a short wait, for at most a
+ * minute; only a failure before the first record qualifies, so nothing is repeated or lost.
  */
 public final class DebeziumReplicationStream implements ReplicationStream {
   private final Map<String, String> properties;
-  private final RelationTypedPostgresTask task = new RelationTypedPostgresTask();
+  private static final Logger LOG = LoggerFactory.getLogger(DebeziumReplicationStream.class);
+  private RelationTypedPostgresTask task;
+  /** Whether Debezium has returned a record since it was last started (its schema read is over). */
+  private boolean streaming;
+  private final Backoff restarts = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofMinutes(1),
+      System::currentTimeMillis);
   private final DebeziumEventMapper mapper;
   private final SourceTaskContext context;
   private final Supplier<Map<String, ?>> storedOffset;
@@ -48,16 +61,37 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   @Override
   public void start() {
     PrefixedOffsetReader offsets = new PrefixedOffsetReader(storedOffset);
+    task = new RelationTypedPostgresTask();
+    streaming = false;
     task.initialize(new EmbeddedTaskContext(properties, offsets, context));
     task.start(properties);
   }
 
   @Override
   public List<ReplicationEvent> poll() throws InterruptedException {
-    List<SourceRecord> records = task.poll();
+    List<SourceRecord> records;
+    try {
+      records = task.poll();
+    } catch (RuntimeException e) {
+      if (streaming || !StartupSchemaRead.failed(e)) {
+        throw e;
+      }
+      long wait = restarts.next();
+      if (wait < 0) {
+        throw e;
+      }
+      LOG.warn("Debezium's start-up schema read failed while the catalog changed ({}); starting it again from the "
+          + "same position in {} ms", rootMessage(e), wait);
+      task.stop();
+      Thread.sleep(wait);
+      start();
+      return List.of();
+    }
     if (records == null || records.isEmpty()) {
       return List.of();
     }
+    streaming = true;
+    restarts.reset();
     List<ReplicationEvent> events = new ArrayList<>(records.size());
     for (SourceRecord r : records) {
       ReplicationEvent e = mapper.map(r);
@@ -75,6 +109,16 @@ public final class DebeziumReplicationStream implements ReplicationStream {
 
   @Override
   public void close() {
-    task.stop();
+    if (task != null) {
+      task.stop();
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage();
   }
 }

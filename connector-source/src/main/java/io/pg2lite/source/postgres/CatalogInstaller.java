@@ -18,13 +18,29 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 public final class CatalogInstaller {
   /** The version of install.sql; a database with an older one is upgraded. */
-  public static final int VERSION = 1;
+  public static final int VERSION = 2;
+  /** The first version with {@code pg2lite.schema_history}. */
+  public static final int SCHEMA_HISTORY = 2;
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CatalogInstaller.class);
 
   private CatalogInstaller() {}
 
-  public static void ensureInstalled(Connection c) throws SQLException {
-    if (installedVersion(c) >= VERSION) {
-      return;
+  /**
+   * Installs or upgrades the catalog objects; returns the version in place afterwards. An older
+   * version that a non-superuser cannot upgrade is kept (with a warning): version 1 lacks only
+   * the schema history, so the source still runs, with the restart limit ADR 0009 removes.
+   */
+  public static int ensureInstalled(Connection c) throws SQLException {
+    int installed = installedVersion(c);
+    if (installed >= VERSION) {
+      return installed;
+    }
+    if (installed > 0 && !isSuperuser(c)) {
+      LOG.warn("pg2lite's catalog objects in database {} are version {}, and user {} is not a superuser, which the "
+          + "upgrade to version {} needs: the source runs without the schema history, so a restart behind later DDL "
+          + "resumes with today's schema (docs/operations.md, upgrade). Start the connector once as a superuser, or "
+          + "run install.sql as one.", c.getCatalog(), installed, c.getMetaData().getUserName(), VERSION);
+      return installed;
     }
     if (!isSuperuser(c)) {
       throw new ConnectException("pg2lite's DDL event triggers are not installed in database " + c.getCatalog()
@@ -44,6 +60,7 @@ public final class CatalogInstaller {
     } finally {
       c.setAutoCommit(auto);
     }
+    return VERSION;
   }
 
   /** Makes the DDL triggers report {@code publication}'s schema. */

@@ -89,6 +89,42 @@ public final class PostgresCatalog {
     }
   }
 
+  /** A published schema and its id in {@code pg2lite.schema_history}. */
+  public record RecordedSchema(long id, PublishedSchema schema) {}
+
+  /** Records the publication's current schema in the history (or finds it as the newest row). */
+  public RecordedSchema recordSchema(String publication) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT schema_id, schema::text FROM pg2lite.record_schema(?)")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return new RecordedSchema(rs.getLong(1), PublishedSchemaParser.parse(rs.getString(2)));
+      }
+    }
+  }
+
+  /** The schema recorded under {@code id}; null when the history no longer has it. */
+  public PublishedSchema schemaAt(String publication, long id) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.schema_at(?, ?)::text")) {
+      ps.setString(1, publication);
+      ps.setLong(2, id);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        String json = rs.getString(1);
+        return json == null ? null : PublishedSchemaParser.parse(json);
+      }
+    }
+  }
+
+  /** Forgets the publication's schemas older than {@code keepFrom}. */
+  public void pruneSchemaHistory(String publication, long keepFrom) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.prune_schema_history(?, ?)")) {
+      ps.setString(1, publication);
+      ps.setLong(2, keepFrom);
+      ps.execute();
+    }
+  }
+
   /**
    * Sets REPLICA IDENTITY USING INDEX for a published table that has no primary key but a usable
    * unique index, so its updates and deletes carry the key (as the reference does).

@@ -18,6 +18,12 @@ import java.util.List;
  * "before" comes from the message, not from the tracker, so the diff is right even when the
  * tracker was loaded at a later point than the stream resumed from. Messages for other
  * publications (other sources on the same database) are ignored.
+ *
+ * <p>Each {@code ddlUpdate} also names the row of {@code pg2lite.schema_history} that holds its
+ * schema ({@code schemaId}); the source stores the id of the tracked schema in its offsets, so a
+ * restart resumes with the schema of its resume position. Row keys come from the tracked schema,
+ * which is exact at every point of the stream: DDL messages are in WAL order with the rows, and
+ * the catalog (where Debezium looks keys up) may be many DDLs ahead of a lagging stream.
  */
 public final class SchemaTracker {
   /** Prefix of the logical messages the DDL event triggers emit. */
@@ -28,17 +34,29 @@ public final class SchemaTracker {
   private final ProtocolSpecs specs;
   private final SchemaDiff diff;
   private PublishedSchema current;
+  private Long currentId;
   private PublishedSchema pendingBefore;
 
   public SchemaTracker(PublishedSchema initial, ProtocolSpecs specs) {
+    this(initial, null, specs);
+  }
+
+  /** @param initialId the schema's id in {@code pg2lite.schema_history}, or null when it has none */
+  public SchemaTracker(PublishedSchema initial, Long initialId, ProtocolSpecs specs) {
     this.publication = initial.publication();
     this.current = initial;
+    this.currentId = initialId;
     this.specs = specs;
     this.diff = new SchemaDiff(specs);
   }
 
   public PublishedSchema current() {
     return current;
+  }
+
+  /** The tracked schema's id in {@code pg2lite.schema_history}; null when the catalog keeps no history. */
+  public Long currentId() {
+    return currentId;
   }
 
   /** Handles one DDL message; returns the schema changes it implies (often none). */
@@ -65,18 +83,23 @@ public final class SchemaTracker {
     pendingBefore = null;
     List<SchemaChange> changes = diff.diff(before, schema, msg.path("tag").asText());
     current = schema;
+    currentId = msg.hasNonNull("schemaId") ? msg.get("schemaId").asLong() : null;
     return changes;
   }
 
   /**
-   * The relation of a row change on {@code table}. The row key is the key Debezium reported (the
-   * primary key) when there is one, else the table's key index from the tracked schema.
+   * The relation of a row change on {@code table}: its row key from the tracked schema, which is
+   * the table as it was when the row was written. Debezium's key is used only for a table the
+   * tracker does not know: Debezium reads primary keys from the current catalog, which after a
+   * restart of a lagging source may already hold a later key, or none under the table's old name
+   * (fuzz seed 3015: a key of the wrong columns, then "lacks key column" at the sink).
    */
   public Relation relation(QualifiedName table, List<String> upstreamKey) {
     for (PublishedSchema.Table t : current.tables()) {
       if (t.schema().equals(table.schema()) && t.name().equals(table.name())) {
         Relation r = specs.relation(t);
-        return upstreamKey.isEmpty() ? r : new Relation(r.schema(), r.name(), new RowKey(upstreamKey, r.rowKey().type()));
+        return !r.rowKey().columns().isEmpty() || upstreamKey.isEmpty() ? r
+            : new Relation(r.schema(), r.name(), new RowKey(upstreamKey, r.rowKey().type()));
       }
     }
     return new Relation(table.schema(), table.name(), new RowKey(upstreamKey, null));

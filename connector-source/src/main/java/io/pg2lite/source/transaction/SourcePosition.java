@@ -17,15 +17,19 @@ import java.util.Map;
  * @param upstream the replication stream's resume position (opaque), or null before the first
  *     upstream transaction
  * @param backfills the required backfills as JSON (backfill module), or null when none
+ * @param schemaId the id, in {@code pg2lite.schema_history}, of the published schema as of
+ *     {@code lastCommit}, or null when unknown (a catalog without history): a restart loads that
+ *     schema, not the current one, because the stream resumes before any DDL committed since
  */
 public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream,
-    String backfills) {
+    String backfills, Long schemaId) {
   static final String REPLICA_VERSION = "replicaVersion";
   static final String WATERMARK = "watermark";
   static final String BACKFILLS = "backfills";
+  static final String SCHEMA_ID = "schemaId";
 
   public SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream) {
-    this(replicaVersion, lastCommit, upstream, null);
+    this(replicaVersion, lastCommit, upstream, null, null);
   }
 
   /** The offset map for Connect. */
@@ -35,6 +39,9 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     m.put(WATERMARK, lastCommit.toString());
     if (backfills != null) {
       m.put(BACKFILLS, backfills);
+    }
+    if (schemaId != null) {
+      m.put(SCHEMA_ID, schemaId);
     }
     return m;
   }
@@ -46,15 +53,22 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     }
     return new SourcePosition(Watermark.parse((String) offset.get(REPLICA_VERSION)),
         Watermark.parse((String) offset.get(WATERMARK)), DebeziumOffsets.unwrap(offset),
-        (String) offset.get(BACKFILLS));
+        (String) offset.get(BACKFILLS),
+        offset.get(SCHEMA_ID) == null ? null : ((Number) offset.get(SCHEMA_ID)).longValue());
   }
 
-  SourcePosition after(Watermark commit, Map<String, ?> newUpstream) {
-    return new SourcePosition(replicaVersion, commit, newUpstream, backfills);
+  /** The position after a transaction (or heartbeat) that ended at {@code commit}, with the schema as of then. */
+  SourcePosition after(Watermark commit, Map<String, ?> newUpstream, Long schemaAfter) {
+    return new SourcePosition(replicaVersion, commit, newUpstream, backfills, schemaAfter);
   }
 
   public SourcePosition withBackfills(String json) {
     return java.util.Objects.equals(json, backfills) ? this
-        : new SourcePosition(replicaVersion, lastCommit, upstream, json);
+        : new SourcePosition(replicaVersion, lastCommit, upstream, json, schemaId);
+  }
+
+  public SourcePosition withSchemaId(Long id) {
+    return java.util.Objects.equals(id, schemaId) ? this
+        : new SourcePosition(replicaVersion, lastCommit, upstream, backfills, id);
   }
 }

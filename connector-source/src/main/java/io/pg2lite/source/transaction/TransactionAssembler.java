@@ -89,7 +89,7 @@ public final class TransactionAssembler {
       end(out, e);
     } else if (event instanceof ReplicationEvent.Heartbeat h) {
       if (open == null) {
-        position = position.after(position.lastCommit(), h.position());
+        position = position.after(position.lastCommit(), h.position(), schema.currentId());
         out.add(new Emitted(null, position, true));
       }
     } else {
@@ -161,7 +161,7 @@ public final class TransactionAssembler {
           e.commitLsn(), commit, position.lastCommit());
       return;
     }
-    position = position.after(commit, e.position());
+    position = position.after(commit, e.position(), schema.currentId());
     if (tx.begun) {
       out.add(new Emitted(new ChangeLogEntry(commit, tx.pos + 1, new Commit(tx.pos, tx.commitTime)), position, true));
     } else {

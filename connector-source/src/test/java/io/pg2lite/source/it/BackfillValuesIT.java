@@ -32,7 +32,8 @@ class BackfillValuesIT {
       + " vc varchar(10), ch char(3), u uuid, js json, jb jsonb, by bytea, d date, tm time, tz timetz,"
       + " ts timestamp, tstz timestamptz, iv interval, e mood, arr int8[], tarr text[], dom positive,"
       + " tsarr timestamptz[], numarr numeric[], farr float8[], iv_neg interval, iv_zero interval,"
-      + " iv_tiny interval, d_far date, ts_far timestamp, tstz_far timestamptz";
+      + " iv_tiny interval, d_far date, ts_far timestamp, tstz_far timestamptz, d_bc date, ts_bc timestamp,"
+      + " tstz_bc timestamptz";
   private static final String VALUES = "-32768, 2147483647, 9223372036854775807,"
       + " 12345678901234567890.123456789, 'NaN', 'Infinity', 1.5, 0.1, 'NaN', '-Infinity', true, 'héllo \"w\"',"
       + " 'abc', 'ab', 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11', '{\"a\": [1, 2]}', '{\"b\": 2, \"a\": 1}',"
@@ -40,7 +41,8 @@ class BackfillValuesIT {
       + " '2025-01-02 03:04:05.123456+03', '1 year 2 mons 3 days 04:05:06.5', 'happy', '{1,9007199254740993}',"
       + " '{\"x\",NULL}', 5, '{\"2025-01-02 03:04:05.5+00\"}', '{1.10,2.5}', '{0.1,NaN}',"
       + " '-1 year -2 mons +3 days -04:05:06.5', '0', '0.000001 seconds', '12345-06-07',"
-      + " '10000-01-01 23:59:59.999999', '123456-07-08 01:02:03+00'";
+      + " '10000-01-01 23:59:59.999999', '123456-07-08 01:02:03+00', '0044-03-15 BC', '0002-06-30 23:00:00 BC',"
+      + " '0001-01-01 00:00:00+14'";
 
   @Test
   void copiedRowsEqualStreamedRowsForEveryType(TestStack stack) throws Exception {
@@ -74,6 +76,14 @@ class BackfillValuesIT {
         Row live = streamed.get(Value.of(100 + id));
         for (int i = 1; i < names.size(); i++) {
           assertEquals(live.get(names.get(i)), c.get(i), "column " + names.get(i) + " of row " + id);
+        }
+        if (id == 1) {
+          // ISO 8601 astronomical years (docs/type-mapping.md): 44 BC is -0043, 1 BC is 0000.
+          assertEquals(Value.of("-0043-03-15"), live.get("d_bc"));
+          assertEquals(Value.of("-0001-06-30T23:00:00"), live.get("ts_bc"));
+          assertEquals(Value.of("0000-12-31T10:00:00Z"), live.get("tstz_bc"));
+          assertEquals(Value.of("PT0S"), live.get("iv_zero"));
+          assertEquals(Value.of("10000-01-01T23:59:59.999999"), live.get("ts_far"));
         }
       }
     }

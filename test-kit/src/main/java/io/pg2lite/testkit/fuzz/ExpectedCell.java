@@ -32,8 +32,9 @@ import java.util.Locale;
  *       jsonb as printed, interval in ISO 8601)</td></tr>
  * </table>
  *
- * <p>The year of a date or timestamp is written the way Postgres prints it (at least four
- * digits, more after 9999, no sign): type-mapping.md gives the form {@code YYYY-MM-DD} and no other.
+ * <p>The year of a date or timestamp is ISO 8601's astronomical year, as type-mapping.md says: at
+ * least four digits, more after 9999 with no sign, 1 BC as {@code 0000} and 44 BC as {@code -0043}
+ * (Postgres prints {@code 0044-03-15 BC}).
  */
 record ExpectedCell(String storage, String text) {
   private static final ObjectMapper JSON = new ObjectMapper()
@@ -43,7 +44,7 @@ record ExpectedCell(String storage, String text) {
   private static final ExpectedCell NULL = new ExpectedCell("null", null);
 
   /** How a Postgres type's values are compared. */
-  enum Scalar { INT, FLOAT, BOOL, BYTEA, TIMESTAMP, TIMESTAMPTZ, TIMETZ, NUMERIC, TEXT }
+  enum Scalar { INT, FLOAT, BOOL, BYTEA, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, NUMERIC, TEXT }
 
   /** A column's comparison kind: its scalar (the element's, for arrays) and whether it is an array. */
   record Kind(Scalar scalar, boolean array) {
@@ -53,6 +54,7 @@ record ExpectedCell(String storage, String text) {
         case "float4", "float8" -> Scalar.FLOAT;
         case "bool" -> Scalar.BOOL;
         case "bytea" -> Scalar.BYTEA;
+        case "date" -> Scalar.DATE;
         case "timestamp" -> Scalar.TIMESTAMP;
         case "timestamptz" -> Scalar.TIMESTAMPTZ;
         case "timetz" -> Scalar.TIMETZ;
@@ -94,8 +96,9 @@ record ExpectedCell(String storage, String text) {
       };
       case BOOL -> new ExpectedCell("integer", "true".equals(s) ? "1" : "0");
       case BYTEA -> new ExpectedCell("blob", s.toLowerCase(Locale.ROOT));
-      case TIMESTAMP -> new ExpectedCell("text", s.replaceFirst(" ", "T"));
-      case TIMESTAMPTZ -> new ExpectedCell("text", utc(s.replaceFirst(" ", "T")));
+      case DATE -> new ExpectedCell("text", isoYear(s));
+      case TIMESTAMP -> new ExpectedCell("text", isoYear(s).replaceFirst(" ", "T"));
+      case TIMESTAMPTZ -> new ExpectedCell("text", utc(isoYear(s).replaceFirst(" ", "T")));
       case TIMETZ -> new ExpectedCell("text", utc(s));
       default -> new ExpectedCell("text", s);
     };
@@ -112,6 +115,18 @@ record ExpectedCell(String storage, String text) {
       default -> new ExpectedCell(type, kind.array() ? canonicalArray(rs.getString(index + 1), kind.scalar())
           : rs.getString(index + 1));
     };
+  }
+
+  private static final java.util.regex.Pattern BC = java.util.regex.Pattern.compile("^(\\d+)(-.*) BC$");
+
+  /** Postgres' {@code YYYY-... BC} as an ISO 8601 astronomical year (1 BC = 0, 2 BC = -1). */
+  private static String isoYear(String s) {
+    java.util.regex.Matcher m = BC.matcher(s);
+    if (!m.matches()) {
+      return s;
+    }
+    long year = 1 - Long.parseLong(m.group(1));
+    return (year < 0 ? "-" : "") + String.format(Locale.ROOT, "%04d", Math.abs(year)) + m.group(2);
   }
 
   private static String utc(String s) {
