@@ -1,0 +1,121 @@
+-- pg2lite catalog objects, version 1. Installed by the source connector (idempotent); the
+-- version in pg2lite.installed lets a newer connector upgrade them.
+CREATE SCHEMA IF NOT EXISTS pg2lite;
+
+CREATE TABLE IF NOT EXISTS pg2lite.installed (
+  id      boolean PRIMARY KEY DEFAULT true CHECK (id),
+  version int NOT NULL
+);
+
+-- Publications whose schema the DDL triggers report (one row per source connector's publication).
+CREATE TABLE IF NOT EXISTS pg2lite.sources (
+  publication text PRIMARY KEY
+);
+
+-- The published schema of one publication as JSON: tables (with columns, key and indexes),
+-- restricted to the publication's column lists. Tables are keyed by OID and columns by attnum,
+-- so the source can tell a rename from a drop and a create.
+CREATE OR REPLACE FUNCTION pg2lite.published_schema(pub text) RETURNS jsonb
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+  WITH pt AS (
+    SELECT c.oid AS reloid, n.oid AS nspoid, n.nspname, c.relname, c.relreplident, t.attnames
+    FROM pg_publication_tables t
+    JOIN pg_namespace n ON n.nspname = t.schemaname
+    JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename
+    WHERE t.pubname = pub
+  )
+  SELECT jsonb_build_object('publication', pub, 'tables', COALESCE(jsonb_agg(
+    jsonb_build_object(
+      'oid', pt.reloid::bigint,
+      'schemaOid', pt.nspoid::bigint,
+      'schema', pt.nspname,
+      'name', pt.relname,
+      'replicaIdentity', pt.relreplident::text,
+      'columns', (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object(
+          'name', a.attname,
+          'pos', a.attnum,
+          'dataType', CASE WHEN bt.typelem <> 0 AND bt.typlen = -1
+                           THEN et.typname || '[]' ELSE bt.typname END,
+          'typeClass', t.typtype::text,
+          'elemTypeClass', et.typtype::text,
+          'maxLength', CASE WHEN bt.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4
+                            THEN a.atttypmod - 4 END,
+          'notNull', a.attnotnull,
+          'dflt', pg_get_expr(d.adbin, d.adrelid)
+        ) ORDER BY a.attnum), '[]'::jsonb)
+        FROM pg_attribute a
+        JOIN pg_type t ON t.oid = a.atttypid
+        JOIN pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END
+        LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typlen = -1
+        LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+        WHERE a.attrelid = pt.reloid AND a.attnum > 0 AND NOT a.attisdropped
+          AND (pt.attnames IS NULL OR a.attname = ANY (pt.attnames))),
+      'indexes', (
+        SELECT COALESCE(jsonb_agg(jsonb_build_object(
+          'name', ic.relname,
+          'schema', pt.nspname,
+          'unique', i.indisunique,
+          'primary', i.indisprimary,
+          'replicaIdentity', i.indisreplident,
+          'immediate', i.indimmediate,
+          'valid', i.indisvalid AND i.indexprs IS NULL AND i.indpred IS NULL,
+          'columns', (
+            SELECT COALESCE(jsonb_agg(jsonb_build_object(
+              'name', a.attname,
+              'desc', (i.indoption[k.ord - 1] & 1) = 1) ORDER BY k.ord), '[]'::jsonb)
+            FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+            JOIN pg_attribute a ON a.attrelid = pt.reloid AND a.attnum = k.attnum
+            WHERE k.ord <= i.indnkeyatts)
+        ) ORDER BY ic.relname), '[]'::jsonb)
+        FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
+        WHERE i.indrelid = pt.reloid)
+    ) ORDER BY pt.nspname, pt.relname), '[]'::jsonb))
+  FROM pt
+$fn$;
+
+-- DDL detection (Postgres logical replication carries no DDL): before and after each DDL
+-- command, emit every registered publication's schema as a transactional logical message, so
+-- it arrives inside the DDL's transaction, in WAL order with its data changes.
+CREATE OR REPLACE FUNCTION pg2lite.emit_ddl(kind text, tag text) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE
+  p text;
+BEGIN
+  FOR p IN SELECT publication FROM pg2lite.sources ORDER BY publication LOOP
+    PERFORM pg_logical_emit_message(true, 'pg2lite.ddl', jsonb_build_object(
+      'type', kind, 'version', 1, 'tag', tag, 'schema', pg2lite.published_schema(p))::text);
+  END LOOP;
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pg2lite.on_ddl_start() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  PERFORM pg2lite.emit_ddl('ddlStart', tg_tag);
+END
+$fn$;
+
+CREATE OR REPLACE FUNCTION pg2lite.on_ddl_end() RETURNS event_trigger
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  PERFORM pg2lite.emit_ddl('ddlUpdate', tg_tag);
+END
+$fn$;
+
+DROP EVENT TRIGGER IF EXISTS pg2lite_ddl_start;
+CREATE EVENT TRIGGER pg2lite_ddl_start ON ddl_command_start
+  WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE INDEX', 'DROP TABLE', 'DROP INDEX', 'ALTER PUBLICATION',
+               'ALTER SCHEMA', 'CREATE PUBLICATION', 'DROP PUBLICATION', 'ALTER INDEX', 'CREATE TABLE AS',
+               'SELECT INTO')
+  EXECUTE FUNCTION pg2lite.on_ddl_start();
+
+DROP EVENT TRIGGER IF EXISTS pg2lite_ddl_end;
+CREATE EVENT TRIGGER pg2lite_ddl_end ON ddl_command_end
+  WHEN TAG IN ('CREATE TABLE', 'ALTER TABLE', 'CREATE INDEX', 'DROP TABLE', 'DROP INDEX', 'ALTER PUBLICATION',
+               'ALTER SCHEMA', 'CREATE PUBLICATION', 'DROP PUBLICATION', 'ALTER INDEX', 'CREATE TABLE AS',
+               'SELECT INTO')
+  EXECUTE FUNCTION pg2lite.on_ddl_end();
+
+INSERT INTO pg2lite.installed (version) VALUES (1)
+  ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version;
