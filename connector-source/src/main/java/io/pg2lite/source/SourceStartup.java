@@ -81,8 +81,8 @@ final class SourceStartup {
         schema = resumed.schema();
         schemaId = resumed.id();
       }
-      SourcePosition position = (stored == null ? firstStart(catalog, schema, tail, pending) : resume(catalog, stored))
-          .withSchemaId(schemaId);
+      SourcePosition position = stored == null ? firstStart(catalog, schema, schemaId, tail, pending)
+          : resume(catalog, stored).withSchemaId(schemaId);
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
         LOG.warn("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
@@ -141,8 +141,8 @@ final class SourceStartup {
    * <p>"First start" means no offsets are stored. That is only safe to act on when nothing this
    * slot produced can be in the change log under another lineage: see {@link #adoptExistingSlot}.
    */
-  private SourcePosition firstStart(PostgresCatalog catalog, PublishedSchema schema, Optional<LogTail> tail,
-      List<Emitted> pending) throws SQLException {
+  private SourcePosition firstStart(PostgresCatalog catalog, PublishedSchema schema, Long schemaId,
+      Optional<LogTail> tail, List<Emitted> pending) throws SQLException {
     PostgresCatalog.SlotState slot = catalog.slot(config.slot);
     Lsn consistentPoint;
     if (slot == null) {
@@ -160,7 +160,9 @@ final class SourceStartup {
     }
     Watermark replicaVersion = Watermark.fromLsn(consistentPoint);
     Watermark tx = replicaVersion.nextMinor();
-    SourcePosition position = new SourcePosition(replicaVersion, tx, null);
+    // The first-start transaction's records carry the schema id too: a restart right after it
+    // must resume with this schema, not with whatever the catalog holds by then.
+    SourcePosition position = new SourcePosition(replicaVersion, tx, null).withSchemaId(schemaId);
     List<ChangeLogEntry> entries = new ArrayList<>();
     entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, false)));
     for (PublishedSchema.Table t : schema.tables()) {

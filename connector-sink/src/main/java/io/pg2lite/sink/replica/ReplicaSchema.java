@@ -231,6 +231,16 @@ public final class ReplicaSchema {
     if (key.equals(t.rowKey)) {
       return;
     }
+    for (String k : key) {
+      if (t.hidden.containsKey(k)) {
+        // Rows merge by key, and this column's values are still being copied: every row would
+        // be keyed by a NULL and each copied row become a second one. The source re-copies a
+        // table keyed on a column it adds with a backfill; a key moved later onto a column
+        // still being copied is refused (docs/sink-connector.md: resync the replica).
+        throw new IllegalArgumentException("table \"" + t.name + "\": the new row key " + key + " includes column \""
+            + k + "\", which is still being backfilled; the replica cannot key rows on it (resync the replica)");
+      }
+    }
     exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name)));
     t.rowKey = List.copyOf(key);
     storeRowKey(t);

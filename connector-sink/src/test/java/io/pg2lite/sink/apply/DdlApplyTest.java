@@ -193,4 +193,18 @@ class DdlApplyTest {
       assertEquals(List.of(List.of(1)), h.query("SELECT id FROM item"), "nothing of the refused transaction applied");
     }
   }
+
+  /** A key moved onto a column whose backfill is still running would key every row by NULL: refused, by name. */
+  @Test
+  void aNewKeyOnAColumnStillBeingBackfilledIsRefused() throws Exception {
+    try (ReplicaHarness h = withItem()) {
+      h.feed(ChangeMessages.after("0/200").begin(2).change(new SchemaChange.AddColumn(T,
+          new Column("created", ColumnSpec.of(7, "timestamptz")), null, new BackfillId(7))).commit("0/300").entries());
+      ApplyException e = org.junit.jupiter.api.Assertions.assertThrows(ApplyException.class,
+          () -> h.feed(ChangeMessages.after("0/300").begin(3).change(newKey(key("id", 1), key("id", 1, "created", 7)))
+              .commit("0/400").entries()));
+      assertTrue(e.getMessage().contains("created") && e.getMessage().contains("backfilled"), e.getMessage());
+      assertEquals(List.of("id"), keyIndexColumns(h), "the replica keeps its last committed key");
+    }
+  }
 }

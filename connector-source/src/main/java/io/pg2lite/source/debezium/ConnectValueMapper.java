@@ -125,14 +125,30 @@ final class ConnectValueMapper {
     }
   }
 
+  /** Postgres' first timestamp, 4714-11-24 00:00 BC, in microseconds since 1970. */
+  private static final long POSTGRES_MIN_MICROS = -210_866_803_200_000_000L;
+
+  /**
+   * A timestamp without time zone, which Debezium hands over as a count since 1970. It sends
+   * Postgres' {@code infinity} and {@code -infinity} as the largest and smallest long, which the
+   * log spells as Postgres does (so does a backfill copy). Postgres goes on to 294276 AD, while
+   * 64-bit microseconds end in 294247: Debezium saturates the seconds and adds the fraction, so a
+   * later value with a fraction wraps below Postgres' first timestamp, and one without a fraction
+   * is read as infinity (the known limit of docs/type-mapping.md). A wrapped value is refused.
+   */
   private static Value timestamp(String column, long value, long unitsPerSecond) {
-    if (value == Long.MAX_VALUE) {
-      // Debezium hands a timestamp without time zone over as a count since 1970 and saturates
-      // it when it overflows (Postgres goes on to 294276 AD, 64-bit microseconds end in
-      // 294247): the real value is lost, so stop rather than write a wrong one.
-      throw new IllegalArgumentException("column \"" + column + "\": a timestamp value after "
-          + "294247-01-10T04:00:54.775807 cannot be replicated exactly"
-          + " (Debezium's range for timestamp without time zone; docs/type-mapping.md, known limits)");
+    if (unitsPerSecond == 1_000_000L) {
+      if (value == Long.MAX_VALUE) {
+        return new Value.Text("infinity");
+      }
+      if (value == Long.MIN_VALUE) {
+        return new Value.Text("-infinity");
+      }
+      if (value < POSTGRES_MIN_MICROS) {
+        throw new IllegalArgumentException("column \"" + column + "\": a timestamp value after "
+            + "294247-01-10T04:00:54.775807 cannot be replicated exactly"
+            + " (Debezium's range for timestamp without time zone; docs/type-mapping.md, known limits)");
+      }
     }
     long nanosPerUnit = 1_000_000_000L / unitsPerSecond;
     return new Value.Text(TemporalText.timestamp(Math.floorDiv(value, unitsPerSecond),

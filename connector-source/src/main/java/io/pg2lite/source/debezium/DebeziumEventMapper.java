@@ -37,6 +37,8 @@ final class DebeziumEventMapper {
   private final String heartbeatTopic;
   private final ConnectValueMapper values = new ConnectValueMapper();
   private SourceRecord pendingKeyChange;
+  /** The schema of pg2lite's catalog objects in Postgres (install.sql). */
+  private static final String CATALOG_SCHEMA = "pg2lite";
 
   DebeziumEventMapper(String logicalName) {
     this.transactionTopic = logicalName + ".transaction";
@@ -103,6 +105,11 @@ final class DebeziumEventMapper {
     Struct v = (Struct) record.value();
     Struct source = v.getStruct("source");
     QualifiedName table = new QualifiedName(source.getString("schema"), source.getString("table"));
+    if (CATALOG_SCHEMA.equals(table.schema())) {
+      // pg2lite's own tables (pg2lite.schema_history is written inside every DDL's transaction)
+      // are never replicated, even when a FOR ALL TABLES publication carries them.
+      return null;
+    }
     Object tx = source.get("txId");
     long txId = tx == null ? -1 : ((Number) tx).longValue();
     List<String> key = record.keySchema() == null ? List.of()

@@ -31,9 +31,6 @@ final class DebeziumProperties {
       Map.entry("include.unknown.datatypes", "true"),
       Map.entry("unavailable.value.placeholder", UNCHANGED_TOAST),
       Map.entry("slot.drop.on.stop", "false"),
-      // pg2lite's own catalog tables (pg2lite.schema_history is written inside every DDL's
-      // transaction) are never replicated, even by a FOR ALL TABLES publication.
-      Map.entry("schema.exclude.list", "pg2lite"),
       // Every field schema carries its Postgres type (__debezium.source.column.type), so values
       // are interpreted by column type, never guessed from their content.
       Map.entry("column.propagate.source.type", ".*"));

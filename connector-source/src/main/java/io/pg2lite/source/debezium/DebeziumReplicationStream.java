@@ -32,7 +32,9 @@ import org.slf4j.LoggerFactory;
 public final class DebeziumReplicationStream implements ReplicationStream {
   private final Map<String, String> properties;
   private static final Logger LOG = LoggerFactory.getLogger(DebeziumReplicationStream.class);
-  private RelationTypedPostgresTask task;
+  /** Replaced on a restart (task thread); read by {@link #acknowledgeStoredPositions} from Connect's committer. */
+  private volatile RelationTypedPostgresTask task;
+  private volatile boolean closed;
   /** Whether Debezium has returned a record since it was last started (its schema read is over). */
   private boolean streaming;
   private final Backoff restarts = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofMinutes(1),
@@ -59,12 +61,16 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   }
 
   @Override
-  public void start() {
+  public synchronized void start() {
+    if (closed) {
+      return;
+    }
     PrefixedOffsetReader offsets = new PrefixedOffsetReader(storedOffset);
-    task = new RelationTypedPostgresTask();
+    RelationTypedPostgresTask created = new RelationTypedPostgresTask();
     streaming = false;
-    task.initialize(new EmbeddedTaskContext(properties, offsets, context));
-    task.start(properties);
+    created.initialize(new EmbeddedTaskContext(properties, offsets, context));
+    task = created;
+    created.start(properties);
   }
 
   @Override
@@ -82,7 +88,9 @@ public final class DebeziumReplicationStream implements ReplicationStream {
       }
       LOG.warn("Debezium's start-up schema read failed while the catalog changed ({}); starting it again from the "
           + "same position in {} ms", rootMessage(e), wait);
-      task.stop();
+      synchronized (this) {
+        task.stop();
+      }
       Thread.sleep(wait);
       start();
       return List.of();
@@ -108,7 +116,8 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   }
 
   @Override
-  public void close() {
+  public synchronized void close() {
+    closed = true;
     if (task != null) {
       task.stop();
     }

@@ -52,6 +52,10 @@ public final class CatalogInstaller {
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       s.execute("SELECT pg_advisory_xact_lock(hashtext('pg2lite.install'))");
+      // An upgrade runs while the old event triggers exist: without this they would report the
+      // install script's own CREATE TABLE/INDEX as DDL (and an old published_schema includes
+      // schema pg2lite for a FOR ALL TABLES publication). Event triggers do not fire in replica mode.
+      s.execute("SET LOCAL session_replication_role = replica");
       s.execute(script());
       c.commit();
     } catch (SQLException e) {

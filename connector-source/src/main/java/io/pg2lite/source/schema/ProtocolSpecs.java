@@ -53,15 +53,24 @@ public final class ProtocolSpecs {
     return new Relation(t.schema(), t.name(), new RowKey(rowKeyColumns(t), identity(t.replicaIdentity())));
   }
 
-  /** Specs of the indexes the replica should create: valid ones other than the primary key's. */
+  /**
+   * Specs of the indexes the replica should create: valid ones other than the primary key's,
+   * on published columns only (a publication's column list can leave an indexed column out).
+   */
   public List<IndexSpec> indexSpecs(PublishedSchema.Table t) {
     List<IndexSpec> out = new ArrayList<>();
     for (PublishedSchema.Index i : t.indexes()) {
-      if (!i.primary() && i.valid() && !i.columns().isEmpty()) {
+      if (replicated(t, i)) {
         out.add(indexSpec(t, i));
       }
     }
     return out;
+  }
+
+  /** Whether the replica has index {@code i}: see {@link #indexSpecs}. */
+  static boolean replicated(PublishedSchema.Table t, PublishedSchema.Index i) {
+    return !i.primary() && i.valid() && !i.columns().isEmpty()
+        && i.columns().stream().allMatch(c -> t.column(c.name()) != null);
   }
 
   static IndexSpec indexSpec(PublishedSchema.Table t, PublishedSchema.Index i) {

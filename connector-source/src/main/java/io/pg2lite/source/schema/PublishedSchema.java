@@ -62,9 +62,18 @@ public record PublishedSchema(String publication, List<Table> tables) {
     }
   }
 
-  /** A published column; {@code dataType} is the type name ({@code int4}, {@code text[]}), domains resolved. */
+  /**
+   * A published column; {@code dataType} is the type name ({@code int4}, {@code text[]}), domains
+   * resolved; {@code typmod} is Postgres' type modifier ({@code atttypmod}: precision, scale,
+   * length), -1 when none (or when the schema was recorded before it was published).
+   */
   public record Column(String name, int pos, String dataType, String typeClass, String elemTypeClass,
-      Integer maxLength, boolean notNull, String dflt) {}
+      Integer maxLength, boolean notNull, String dflt, int typmod) {
+    public Column(String name, int pos, String dataType, String typeClass, String elemTypeClass, Integer maxLength,
+        boolean notNull, String dflt) {
+      this(name, pos, dataType, typeClass, elemTypeClass, maxLength, notNull, dflt, -1);
+    }
+  }
 
   /** An index of a published table; {@code valid} is false for partial, expression or invalid indexes. */
   public record Index(String name, String schema, boolean unique, boolean primary, boolean replicaIdentity,

@@ -28,7 +28,8 @@ public final class PublishedSchemaParser {
         columns.add(new PublishedSchema.Column(text(c, "name"), required(c, "pos").asInt(), text(c, "dataType"),
             optText(c, "typeClass"), optText(c, "elemTypeClass"),
             c.path("maxLength").isNumber() ? c.get("maxLength").asInt() : null,
-            c.path("notNull").asBoolean(false), optText(c, "dflt")));
+            c.path("notNull").asBoolean(false), optText(c, "dflt"),
+            c.path("typmod").isNumber() ? c.get("typmod").asInt() : -1));
       }
       List<PublishedSchema.Index> indexes = new ArrayList<>();
       for (JsonNode i : required(t, "indexes")) {

@@ -57,7 +57,7 @@ public final class SchemaDiff {
     after.tables().forEach(SchemaDiff::validate);
 
     List<SchemaChange> out = new ArrayList<>();
-    java.util.Set<Long> recopied = keyRetyped(old, now);
+    java.util.Set<Long> recopied = recopied(old, now, tag);
     Map<String, IndexState> oldIndexes = indexes(before);
     Map<String, IndexState> newIndexes = indexes(after);
     oldIndexes.forEach((name, idx) -> {
@@ -128,7 +128,7 @@ public final class SchemaDiff {
         out.add(new SchemaChange.AddColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c).withDflt(null)),
             newMeta, new BackfillId(c.pos())));
       } else if (!oldCols.containsKey(pos)) {
-        boolean backfill = tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c);
+        boolean backfill = addedWithBackfill(c, tag);
         Column column = new Column(c.name(), backfill
             ? ProtocolSpecs.columnSpec(c).withDflt(null) : ProtocolSpecs.columnSpec(c));
         out.add(new SchemaChange.AddColumn(name, column, newMeta, backfill ? new BackfillId(c.pos()) : null));
@@ -136,24 +136,56 @@ public final class SchemaDiff {
     });
   }
 
-  /** Whether the column at one attnum changed type (its values were rewritten). */
+  /**
+   * Types whose modifier changes the values Postgres keeps: {@code char(n)} pads, numeric's scale
+   * and the time types' precision round. (A varchar's length only checks, and bit strings are
+   * not replicated as numbers.)
+   */
+  private static final java.util.Set<String> VALUE_TYPMODS = java.util.Set.of(
+      "bpchar", "numeric", "timestamp", "timestamptz", "time", "timetz", "interval");
+
+  /** Whether the column at one attnum changed type or a value-changing modifier (its values were rewritten). */
   private static boolean retyped(PublishedSchema.Column before, PublishedSchema.Column after) {
-    return before != null && after != null && !before.dataType().equals(after.dataType());
+    if (before == null || after == null) {
+      return false;
+    }
+    if (!before.dataType().equals(after.dataType())) {
+      return true;
+    }
+    String base = after.dataType().endsWith("[]") ? after.dataType().substring(0, after.dataType().indexOf('['))
+        : after.dataType();
+    return before.typmod() != after.typmod() && VALUE_TYPMODS.contains(base);
   }
 
-  /** Kept tables one of whose row-key columns (before or after) changed type: copied again whole. */
-  private java.util.Set<Long> keyRetyped(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now) {
+  /** Whether a column that is new on a kept table gets its values from a backfill. */
+  private static boolean addedWithBackfill(PublishedSchema.Column c, String tag) {
+    return tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c);
+  }
+
+  /**
+   * Kept tables that are copied again whole, because rows merge by their key and the replica
+   * cannot have the key's values: a row-key column (before or after) changed type, or the new
+   * key includes a column added by this command with a backfill ({@code ADD COLUMN k date
+   * DEFAULT now(), ADD PRIMARY KEY (id, k)}: every replica row would have k NULL, and each
+   * copied row would be a second row beside it).
+   */
+  private java.util.Set<Long> recopied(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now,
+      String tag) {
     java.util.Set<Long> out = new java.util.HashSet<>();
     now.forEach((oid, t) -> {
       PublishedSchema.Table o = old.get(oid);
       if (o == null) {
         return;
       }
+      java.util.Set<Integer> newKey = new java.util.HashSet<>(specs.metadata(t).rowKey().values());
       java.util.Set<Integer> keyPositions = new java.util.HashSet<>(specs.metadata(o).rowKey().values());
-      keyPositions.addAll(specs.metadata(t).rowKey().values());
+      keyPositions.addAll(newKey);
       Map<Integer, PublishedSchema.Column> before = byPos(o);
       for (PublishedSchema.Column c : t.columns()) {
-        if (keyPositions.contains(c.pos()) && retyped(before.get(c.pos()), c)) {
+        PublishedSchema.Column was = before.get(c.pos());
+        boolean retypedKey = keyPositions.contains(c.pos()) && retyped(was, c);
+        boolean backfilledKey = newKey.contains(c.pos()) && was == null && addedWithBackfill(c, tag);
+        if (retypedKey || backfilledKey) {
           out.add(oid);
         }
       }
@@ -192,7 +224,7 @@ public final class SchemaDiff {
     Map<String, IndexState> out = new LinkedHashMap<>();
     for (PublishedSchema.Table t : schema.tables()) {
       for (PublishedSchema.Index i : t.indexes()) {
-        if (i.primary() || !i.valid() || i.columns().isEmpty()) {
+        if (!ProtocolSpecs.replicated(t, i)) {
           continue;
         }
         List<String> shape = new ArrayList<>();

@@ -32,6 +32,10 @@ final class SqliteDefaults {
   private static final java.util.Set<String> TEXT_IS_LOG_FORM = java.util.Set.of(
       "int2", "int4", "int8", "float4", "float8", "numeric", "bool", "text", "varchar");
 
+  private static final java.util.Set<String> INTEGERS = java.util.Set.of("int2", "int4", "int8");
+  /** An integer constant, optionally parenthesised, quoted or cast: {@code 7}, {@code (-1)::bigint}, {@code '7'::integer}. */
+  private static final Pattern INTEGER = Pattern.compile("^(?:\\(?-?[0-9]+\\)?|'-?[0-9]+')(?:::[a-z0-9_ ]+)?$");
+
   private SqliteDefaults() {}
 
   /** Whether the default of column {@code c} can be a SQLite default (else the column is backfilled). */
@@ -41,6 +45,12 @@ final class SqliteDefaults {
       return true;
     }
     if (!c.dataType().endsWith("[]")) {
+      if (INTEGERS.contains(c.dataType()) && !INTEGER.matcher(dflt.trim()).matches()) {
+        return false; // DEFAULT 1.7 on an int column: Postgres stores 2, SQLite would keep 1.7
+      }
+      if (c.dataType().equals("numeric") && c.typmod() != -1) {
+        return false; // numeric(10,2) DEFAULT 1.5: Postgres stores 1.50
+      }
       return TEXT_IS_LOG_FORM.contains(c.dataType()) || "e".equals(c.typeClass()) ? canExpress(dflt) : false;
     }
     Matcher q = QUOTED.matcher(dflt.trim());

@@ -54,6 +54,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
           'elemTypeClass', et.typtype::text,
           'maxLength', CASE WHEN bt.typname IN ('varchar', 'bpchar') AND a.atttypmod > 4
                             THEN a.atttypmod - 4 END,
+          'typmod', a.atttypmod,
           'notNull', a.attnotnull,
           'dflt', pg_get_expr(d.adbin, d.adrelid)
         ) ORDER BY a.attnum), '[]'::jsonb)
@@ -112,10 +113,14 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   SELECT h.schema FROM pg2lite.schema_history h WHERE h.publication = pub AND h.id = schema_id
 $fn$;
 
--- Forgets pub's schemas older than keep_from (the oldest one a restart may still need).
+-- Forgets pub's schemas older than keep_from (the one a restart resumes with). Ids are taken
+-- when a DDL runs, not when it commits, so a DDL transaction still open when a later one
+-- committed can arrive in the stream after it with a lower id: rows recorded in the last day
+-- are kept for that case.
 CREATE OR REPLACE FUNCTION pg2lite.prune_schema_history(pub text, keep_from bigint) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  DELETE FROM pg2lite.schema_history WHERE publication = pub AND id < keep_from
+  DELETE FROM pg2lite.schema_history
+  WHERE publication = pub AND id < keep_from AND recorded_at < now() - interval '1 day'
 $fn$;
 
 -- DDL detection (Postgres logical replication carries no DDL): before and after each DDL

@@ -63,9 +63,14 @@ class ConnectValueMapperTest {
     Schema ts = SchemaBuilder.int64().name("io.debezium.time.MicroTimestamp").optional().build();
     long micros = java.time.LocalDateTime.of(123456, 7, 8, 1, 2, 3).toEpochSecond(java.time.ZoneOffset.UTC) * 1_000_000L;
     assertEquals(Value.of("123456-07-08T01:02:03"), mapper.value("ts", ts, micros));
+    assertEquals(Value.of("infinity"), mapper.value("ts", ts, Long.MAX_VALUE), "Postgres' spelling, as a copy reads it");
+    assertEquals(Value.of("-infinity"), mapper.value("ts", ts, Long.MIN_VALUE));
+    assertEquals(Value.of("-4713-11-24T00:00:00"), mapper.value("ts", ts, -210_866_803_200_000_000L),
+        "Postgres' first timestamp (4714 BC)");
+    long wrapped = Long.MAX_VALUE + 500_000L; // Debezium's saturated seconds plus a fraction
     IllegalArgumentException past = assertThrows(IllegalArgumentException.class,
-        () -> mapper.value("ts", ts, Long.MAX_VALUE), "Debezium's saturated value is not the row's value");
-    assertTrue(past.getMessage().contains("294247"), past.getMessage());
+        () -> mapper.value("ts", ts, wrapped), "a wrapped value is not the row's value");
+    assertTrue(past.getMessage().contains("294247") && past.getMessage().contains("\"ts\""), past.getMessage());
     Schema zoned = SchemaBuilder.string().name("io.debezium.time.ZonedTimestamp").optional().build();
     assertEquals(Value.of("123456-07-08T01:02:03Z"), mapper.value("tz", zoned, "+123456-07-08T06:32:03+05:30"));
   }

@@ -169,4 +169,32 @@ class SchemaDiffTest {
     assertEquals(List.of("id", "v"), List.copyOf(created.backfill().keySet()));
     assertEquals("text", created.spec().columns().get("id").dataType());
   }
+
+  /** numeric(10,2) to numeric(10,1) rounds every value, bpchar(5) to bpchar(10) pads it: copied again. */
+  @Test
+  void aModifierThatChangesValuesIsARetypeButAVarcharLengthIsNot() {
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true),
+        new PublishedSchema.Column("n", 2, "numeric", "b", null, null, false, null, 655366),
+        new PublishedSchema.Column("v", 3, "varchar", "b", null, 10, false, null, 14)), pk("t_pkey", "id")));
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true),
+        new PublishedSchema.Column("n", 2, "numeric", "b", null, null, false, null, 655365),
+        new PublishedSchema.Column("v", 3, "varchar", "b", null, 20, false, null, 24)), pk("t_pkey", "id")));
+    List<SchemaChange> changes = diff.diff(before, after, "ALTER TABLE");
+    assertEquals(List.of("drop-column", "add-column"), tags(changes));
+    assertEquals("n", ((SchemaChange.AddColumn) changes.get(1)).column().name());
+  }
+
+  /** ADD COLUMN k ... DEFAULT now(), ADD PRIMARY KEY (id, k): the replica cannot key rows on k before the copy. */
+  @Test
+  void aNewKeyOnAColumnAddedWithABackfillCopiesTheWholeTableAgain() {
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true)), pk("t_pkey", "id")));
+    PublishedSchema.Column k = new PublishedSchema.Column("k", 2, "timestamptz", "b", null, null, true, "now()");
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true), k), pk("t_pkey", "id", "k")));
+    assertEquals(List.of("drop-table", "create-table"), tags(diff.diff(before, after, "ALTER TABLE")));
+    PublishedSchema.Column constant = new PublishedSchema.Column("k", 2, "int4", "b", null, null, true, "0");
+    PublishedSchema withConstant = schema(table(1, "t", List.of(col("id", 1, "int4", true), constant),
+        pk("t_pkey", "id", "k")));
+    assertEquals(List.of("update-table-metadata", "add-column"), tags(diff.diff(before, withConstant, "ALTER TABLE")),
+        "a constant default gives every replica row its key value at once");
+  }
 }

@@ -69,4 +69,18 @@ class SqliteDefaultsTest {
     PublishedSchema.Column c = new PublishedSchema.Column("c", 2, type, typeClass, null, null, false, dflt);
     assertEquals(expected, SqliteDefaults.canExpress(c), type + " DEFAULT " + dflt);
   }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', quoteCharacter = '`', textBlock = """
+      int4    | 7                  | -1    | true
+      int8    | (-1)::bigint       | -1    | true
+      int4    | 1.7                | -1    | false
+      numeric | 1.5                | -1    | true
+      numeric | 1.5                | 655366 | false
+      """)
+  void integerAndScaledNumericDefaultsOnlyWhenPostgresStoresTheLiteralAsWritten(String type, String dflt, int typmod,
+      boolean expected) {
+    PublishedSchema.Column c = new PublishedSchema.Column("c", 2, type, "b", null, null, false, dflt, typmod);
+    assertEquals(expected, SqliteDefaults.canExpress(c), type + "(" + typmod + ") DEFAULT " + dflt);
+  }
 }
