@@ -232,19 +232,29 @@ public final class ReplicaSchema {
       return;
     }
     for (String k : key) {
-      if (t.hidden.containsKey(k)) {
-        // Rows merge by key, and this column's values are still being copied: every row would
-        // be keyed by a NULL and each copied row become a second one. The source re-copies a
-        // table keyed on a column it adds with a backfill; a key moved later onto a column
-        // still being copied is refused (docs/sink-connector.md: resync the replica).
+      if (t.hidden.containsKey(k) && hasNull(t, k)) {
+        // Rows merge by key, and this column's values are still being copied: the rows that
+        // have none yet would all be keyed by NULL and each copied row become a second one. A
+        // column of a table being copied whole is complete in every row the replica holds (the
+        // live stream writes whole rows); one added with a backfill is NULL in the older rows.
+        // The source re-copies a table keyed on a column its command adds with a backfill, so
+        // only a later key change onto such a column gets here (docs/sink-connector.md).
         throw new IllegalArgumentException("table \"" + t.name + "\": the new row key " + key + " includes column \""
-            + k + "\", which is still being backfilled; the replica cannot key rows on it (resync the replica)");
+            + k + "\", which is still being backfilled and NULL in rows of the replica; the replica cannot key "
+            + "rows on it (resync the replica)");
       }
     }
     exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name)));
     t.rowKey = List.copyOf(key);
     storeRowKey(t);
     createKeyIndexOnceComplete(t);
+  }
+
+  private boolean hasNull(LiteTable t, String column) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + SqlNames.quote(t.name)
+        + " WHERE " + SqlNames.quote(column) + " IS NULL LIMIT 1")) {
+      return rs.next();
+    }
   }
 
   private void storeRowKey(LiteTable t) throws SQLException {
