@@ -54,7 +54,7 @@ import org.junit.jupiter.params.provider.MethodSource;
  *   <li>{@code -Pfuzz}: {@code pg2lite.fuzz.seeds} seeds (default 100 in the profile), each on every
  *       version of {@code pg2lite.fuzz.versions} (default {@code 17,15});</li>
  *   <li>{@code -Dpg2lite.fuzz.seed=N}: replays seed N (on {@code pg2lite.fuzz.versions});
- *       {@code -Dpg2lite.fuzz.seeds=A..B} runs a range, {@code -Dpg2lite.fuzz.seeds=K} seeds
+ *       {@code -Dpg2lite.fuzz.seeds=A..B} runs a range, {@code A,B,C} a list, {@code -Dpg2lite.fuzz.seeds=K} seeds
  *       {@code pg2lite.fuzz.firstSeed} (default 1000) onwards;</li>
  *   <li>{@code -Dpg2lite.fuzz.disable=RETYPE,NEGATIVE_ZERO} switches features off (another
  *       workload for the same seed); {@code -Dpg2lite.fuzz.transactions} sets the length (60).</li>
@@ -91,6 +91,8 @@ class FuzzIT {
     List<Long> seeds = new ArrayList<>();
     if (one != null) {
       seeds.add(Long.parseLong(one.trim()));
+    } else if (many.contains(",")) {
+      Stream.of(many.split(",")).map(String::trim).filter(v -> !v.isEmpty()).map(Long::valueOf).forEach(seeds::add);
     } else if (many.contains("..")) {
       String[] range = many.split("\\.\\.");
       for (long s = Long.parseLong(range[0].trim()); s <= Long.parseLong(range[1].trim()); s++) {
