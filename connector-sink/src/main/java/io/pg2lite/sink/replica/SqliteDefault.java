@@ -19,6 +19,7 @@ import java.util.regex.Pattern;
  */
 final class SqliteDefault {
   private static final Pattern QUOTED = Pattern.compile("^'((?:[^']|'')*)'(?:::.*)?$");
+  private static final Pattern BOOLEAN = Pattern.compile("^(true|false)(?:::[a-z ]+)?$");
   private static final Pattern NUMBER = Pattern.compile("^\\(?(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][-+]?[0-9]+)?)\\)?(?:::.*)?$");
 
   private SqliteDefault() {}
@@ -33,8 +34,9 @@ final class SqliteDefault {
     if (spec.dataType().endsWith("[]")) {
       return array(spec, d);
     }
-    if (d.equals("true") || d.equals("false")) {
-      return d.equals("true") ? "1" : "0";
+    Matcher bool = BOOLEAN.matcher(d);
+    if (bool.matches()) {
+      return bool.group(1).equals("true") ? "1" : "0";
     }
     Matcher q = QUOTED.matcher(d);
     Matcher n = NUMBER.matcher(d);
