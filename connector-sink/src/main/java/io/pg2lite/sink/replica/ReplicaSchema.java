@@ -33,10 +33,12 @@ public final class ReplicaSchema {
   private final Connection c;
   private final Map<String, LiteTable> tables = new HashMap<>();
   private final SqliteCatalog catalog;
+  private final RowKeyIndex keyIndex;
 
   ReplicaSchema(Connection c) throws SQLException {
     this.c = c;
     this.catalog = new SqliteCatalog(c);
+    this.keyIndex = new RowKeyIndex(c, catalog);
     load();
   }
 
@@ -56,7 +58,7 @@ public final class ReplicaSchema {
   /** The table a row change writes: {@link #require}, with a row key whose columns all exist. */
   LiteTable requireForRows(QualifiedName upstream) {
     LiteTable t = require(upstream);
-    checkRowKey(t);
+    RowKeyIndex.check(t);
     return t;
   }
 
@@ -96,7 +98,7 @@ public final class ReplicaSchema {
     } else if (change instanceof SchemaChange.RenameTable r) {
       renameTable(r.old(), r.renamed());
     } else if (change instanceof SchemaChange.UpdateTableMetadata u) {
-      updateKey(require(u.table()), new ArrayList<>(u.updated().rowKey().keySet()));
+      keyIndex.change(require(u.table()), new ArrayList<>(u.updated().rowKey().keySet()));
       updateMetadata(u.table(), u.updated());
     } else if (change instanceof SchemaChange.AddColumn a) {
       LiteTable t = require(a.table());
@@ -104,11 +106,11 @@ public final class ReplicaSchema {
       if (a.tableMetadata() != null) {
         updateMetadata(a.table(), a.tableMetadata());
       }
-      createKeyIndexOnceComplete(t);
+      keyIndex.createOnceComplete(t);
     } else if (change instanceof SchemaChange.UpdateColumn u) {
       LiteTable t = require(u.table());
       updateColumn(t, u.old().name(), u.updated().name(), u.updated().spec());
-      createKeyIndexOnceComplete(t);
+      keyIndex.createOnceComplete(t);
     } else if (change instanceof SchemaChange.DropColumn d) {
       dropColumn(require(d.table()), d.column());
     } else if (change instanceof SchemaChange.DropTable d) {
@@ -169,7 +171,7 @@ public final class ReplicaSchema {
       BackfillId id = backfill == null ? null : backfill.get(col.getKey());
       insertColumnMetadata(t, col.getKey(), col.getValue(), id);
     }
-    createKeyIndex(t);
+    keyIndex.create(t);
   }
 
   private void insertColumnMetadata(LiteTable t, String column, ColumnSpec spec, BackfillId backfill)
@@ -193,100 +195,6 @@ public final class ReplicaSchema {
       t.hidden.put(column, "{\"attNum\":" + backfill.attNum() + "}");
     } else {
       t.hidden.remove(column);
-    }
-  }
-
-  /**
-   * The unique index on the row key, which the upserts rely on. Every key column must exist:
-   * SQLite would read a double-quoted name it does not know as a string literal, index that
-   * constant, and then refuse the second row (or silently key every row alike).
-   */
-  private void createKeyIndex(LiteTable t) throws SQLException {
-    if (t.rowKey.isEmpty()) {
-      return;
-    }
-    List<String> missing = missingKeyColumns(t);
-    if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("table \"" + t.name + "\": row key " + t.rowKey + " names column(s) "
-          + missing + " that the replica table does not have");
-    }
-    StringBuilder cols = new StringBuilder();
-    for (String k : t.rowKey) {
-      cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(k));
-    }
-    exec("CREATE UNIQUE INDEX " + SqlNames.quote(SqlNames.keyIndex(t.name)) + " ON " + SqlNames.quote(t.name)
-        + " (" + cols + ")");
-  }
-
-  /**
-   * A new row key (update-table-metadata). Within one DDL command the source sends the new
-   * metadata <em>before</em> the column changes (the reference's order), so the new key may name
-   * a column that is still to be added ({@code ADD COLUMN k ..., ADD PRIMARY KEY (id, k)}) or
-   * still has its old name ({@code RENAME COLUMN id TO id2}). The old index goes now; the new one
-   * is built as soon as every key column exists ({@link #createKeyIndexOnceComplete}), which is
-   * before any row of the table is written again, since row changes never come between the
-   * schema changes of one command. {@link #checkRowKey} refuses a row change otherwise.
-   */
-  private void updateKey(LiteTable t, List<String> key) throws SQLException {
-    if (key.equals(t.rowKey)) {
-      return;
-    }
-    for (String k : key) {
-      if (t.hidden.containsKey(k) && hasNull(t, k)) {
-        // Rows merge by key, and this column's values are still being copied: the rows that
-        // have none yet would all be keyed by NULL and each copied row become a second one. A
-        // column of a table being copied whole is complete in every row the replica holds (the
-        // live stream writes whole rows); one added with a backfill is NULL in the older rows.
-        // The source re-copies a table keyed on a column its command adds with a backfill, so
-        // only a later key change onto such a column gets here (docs/sink-connector.md).
-        throw new IllegalArgumentException("table \"" + t.name + "\": the new row key " + key + " includes column \""
-            + k + "\", which is still being backfilled and NULL in rows of the replica; the replica cannot key "
-            + "rows on it (resync the replica)");
-      }
-    }
-    exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name)));
-    t.rowKey = List.copyOf(key);
-    storeRowKey(t);
-    createKeyIndexOnceComplete(t);
-  }
-
-  private boolean hasNull(LiteTable t, String column) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + SqlNames.quote(t.name)
-        + " WHERE " + SqlNames.quote(column) + " IS NULL LIMIT 1")) {
-      return rs.next();
-    }
-  }
-
-  private void storeRowKey(LiteTable t) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE " + SqlNames.quote(ReplicaFile.TABLES)
-        + " SET row_key = ? WHERE table_name = ?")) {
-      ps.setString(1, Json.stringList(t.rowKey));
-      ps.setString(2, t.name);
-      ps.executeUpdate();
-    }
-  }
-
-  /** Builds the row-key index if every key column exists and the index does not yet. */
-  private void createKeyIndexOnceComplete(LiteTable t) throws SQLException {
-    if (!t.rowKey.isEmpty() && missingKeyColumns(t).isEmpty() && !catalog.hasIndex(SqlNames.keyIndex(t.name))) {
-      createKeyIndex(t);
-    }
-  }
-
-  private static List<String> missingKeyColumns(LiteTable t) {
-    return t.rowKey.stream().filter(k -> !t.columns.containsKey(k)).toList();
-  }
-
-  /**
-   * Refuses a row change for a table whose row key names a column it does not have: a log whose
-   * key change was not followed by the column changes that complete it. Writing rows without
-   * the key index would break the upserts' uniqueness.
-   */
-  private static void checkRowKey(LiteTable t) {
-    List<String> missing = missingKeyColumns(t);
-    if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("row change for table \"" + t.name + "\", whose row key " + t.rowKey
-          + " names column(s) " + missing + " that no schema change has added");
     }
   }
 
@@ -324,7 +232,7 @@ public final class ReplicaSchema {
     renamed.columns.putAll(t.columns);
     renamed.hidden.putAll(t.hidden);
     tables.put(newName, renamed);
-    createKeyIndex(renamed);
+    keyIndex.create(renamed);
   }
 
   private void addColumn(LiteTable t, String column, ColumnSpec spec, BackfillId backfill) throws SQLException {
@@ -375,10 +283,7 @@ public final class ReplicaSchema {
     t.columns.putAll(reordered);
     t.hidden.remove(oldName);
     insertColumnMetadata(t, newName, spec, hidden == null ? null : new BackfillId(spec.pos()));
-    if (!newName.equals(oldName) && t.rowKey.contains(oldName)) {
-      t.rowKey = t.rowKey.stream().map(k -> k.equals(oldName) ? newName : k).toList();
-      storeRowKey(t);
-    }
+    keyIndex.columnRenamed(t, oldName, newName);
   }
 
   private void dropColumn(LiteTable t, String column) throws SQLException {

@@ -6,10 +6,12 @@ import io.pg2lite.protocol.schema.Column;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.schema.TableMetadata;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * Turns the published schema before and after one DDL command into schema-change messages.
@@ -57,7 +59,7 @@ public final class SchemaDiff {
     after.tables().forEach(SchemaDiff::validate);
 
     List<SchemaChange> out = new ArrayList<>();
-    java.util.Set<Long> recopied = recopied(old, now, tag);
+    Set<Long> recopied = recopied(old, now, tag);
     Map<String, IndexState> oldIndexes = indexes(before);
     Map<String, IndexState> newIndexes = indexes(after);
     oldIndexes.forEach((name, idx) -> {
@@ -141,7 +143,7 @@ public final class SchemaDiff {
    * and the time types' precision round. (A varchar's length only checks, and bit strings are
    * not replicated as numbers.)
    */
-  private static final java.util.Set<String> VALUE_TYPMODS = java.util.Set.of(
+  private static final Set<String> VALUE_TYPMODS = Set.of(
       "bpchar", "numeric", "timestamp", "timestamptz", "time", "timetz", "interval");
 
   /** Whether the column at one attnum changed type or a value-changing modifier (its values were rewritten). */
@@ -169,16 +171,16 @@ public final class SchemaDiff {
    * DEFAULT now(), ADD PRIMARY KEY (id, k)}: every replica row would have k NULL, and each
    * copied row would be a second row beside it).
    */
-  private java.util.Set<Long> recopied(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now,
+  private Set<Long> recopied(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now,
       String tag) {
-    java.util.Set<Long> out = new java.util.HashSet<>();
+    Set<Long> out = new HashSet<>();
     now.forEach((oid, t) -> {
       PublishedSchema.Table o = old.get(oid);
       if (o == null) {
         return;
       }
-      java.util.Set<Integer> newKey = new java.util.HashSet<>(specs.metadata(t).rowKey().values());
-      java.util.Set<Integer> keyPositions = new java.util.HashSet<>(specs.metadata(o).rowKey().values());
+      Set<Integer> newKey = new HashSet<>(specs.metadata(t).rowKey().values());
+      Set<Integer> keyPositions = new HashSet<>(specs.metadata(o).rowKey().values());
       keyPositions.addAll(newKey);
       Map<Integer, PublishedSchema.Column> before = byPos(o);
       for (PublishedSchema.Column c : t.columns()) {

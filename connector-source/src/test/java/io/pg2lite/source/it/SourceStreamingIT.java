@@ -66,7 +66,12 @@ class SourceStreamingIT {
       assertEquals(List.of("id"), ins.relation().rowKey().columns());
 
       ChangeLogEntry u = log.get(9);
-      assertEquals(tx1.get(3).watermark().nextMajor(), log.get(8).watermark());
+      // The same rule as tx1's: previous commit + 1 unless a transaction that wrote nothing moved
+      // the position in between (the initial backfill's marker can land there: a rare flake
+      // when this asserted equality).
+      Watermark pre2 = log.get(8).watermark();
+      assertTrue(pre2.compareTo(tx1.get(3).watermark().nextMajor()) >= 0 && !pre2.hasMinor(),
+          "previous commit + 1 <= pre-commit watermark: " + pre2);
       DataChange.Update update = (DataChange.Update) u.message();
       assertEquals(Value.of("uno"), update.row().get("name"));
       assertEquals(MessageKind.COMMIT, log.get(10).kind());
