@@ -6,6 +6,8 @@ import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.backfill.state.BackfillRequestsCodec;
 import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.backfill.state.BackfillFailedException;
+import io.pg2lite.backfill.state.CopyFailures;
 import io.pg2lite.backfill.state.MissingRowKeyException;
 import io.pg2lite.backfill.state.RunningBackfill;
 import io.pg2lite.protocol.message.Begin;
@@ -162,7 +164,7 @@ public final class BackfillStream implements AutoCloseable {
     try {
       rows = addCopied(tx, entries, batches);
     } catch (Exception e) {
-      state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
+      failed(run, e);
       closeCopy();
     }
     if (entries.size() == 1) {
@@ -218,7 +220,7 @@ public final class BackfillStream implements AutoCloseable {
         LOG.info("Backfilling {} ({} of its columns) from the snapshot at {}: {} rows", run.request().key(),
             copy.columns().size(), copy.snapshot(), copy.status().totalRows());
       } catch (Exception e) {
-        state.failed(run, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
+        failed(run, e);
         run = null;
         return false;
       }
@@ -231,6 +233,15 @@ public final class BackfillStream implements AutoCloseable {
       return false;
     }
     return true;
+  }
+
+  /** A copy failed: retried later when {@link CopyFailures} says so, else the task stops. */
+  private void failed(RunningBackfill failedRun, Exception e) {
+    if (!CopyFailures.retriable(e)) {
+      closeCopy();
+      throw new BackfillFailedException(failedRun.request().key().toString(), e);
+    }
+    state.failed(failedRun, e.getMessage() == null ? e.toString() : e.getMessage(), clockMillis.getAsLong());
   }
 
   private void dropCancelled() {

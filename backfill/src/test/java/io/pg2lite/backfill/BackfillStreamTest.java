@@ -272,4 +272,28 @@ class BackfillStreamTest {
     BackfillRequest restored = io.pg2lite.backfill.state.BackfillRequestsCodec.decode(json).get(0);
     assertEquals(state.required().get(0), restored);
   }
+
+  @Test
+  void aDroppedConnectionOrAPostgresErrorRetriesButAMissingPrivilegeStopsTheTask() {
+    requireTable();
+    openFailure = new IllegalStateException("wrapped", new java.sql.SQLException("I/O error", "08006"));
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "a lost connection is retried");
+    now += 60_000;
+    openFailure = new IllegalStateException("x", new java.sql.SQLException("column \"a\" does not exist", "42703"));
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "a DDL racing the copy is retried");
+    now += 60_000;
+    openFailure = new IllegalStateException("x", new java.sql.SQLException("permission denied for table t", "42501"));
+    io.pg2lite.backfill.state.BackfillFailedException denied = org.junit.jupiter.api.Assertions.assertThrows(
+        io.pg2lite.backfill.state.BackfillFailedException.class, () -> stream.nextTransaction(MainStreamState.IDLE));
+    assertTrue(denied.getMessage().contains("public.t") && denied.getMessage().contains("permission denied"),
+        denied.getMessage());
+  }
+
+  @Test
+  void aBugInTheCopyIsNeverRetried() {
+    requireTable();
+    openFailure = new NullPointerException("a bug");
+    org.junit.jupiter.api.Assertions.assertThrows(io.pg2lite.backfill.state.BackfillFailedException.class,
+        () -> stream.nextTransaction(MainStreamState.IDLE), "a bug is never retried");
+  }
 }

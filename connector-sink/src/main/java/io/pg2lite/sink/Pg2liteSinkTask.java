@@ -1,11 +1,14 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.failure.Backoff;
+import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.codec.ProtocolException;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.sink.apply.ApplyException;
+import io.pg2lite.sink.apply.LogContinuity;
 import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.metrics.SinkMetrics;
@@ -13,28 +16,49 @@ import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaState;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The sink task: records in, replica transactions out. Catch-up by offset: the replica stores the
  * offset of its last applied commit record, and {@link #open} seeks to the next one, whatever
  * Connect's consumer group says. {@link #preCommit} reports only offsets whose transactions are
  * committed in the replica, so the group offset is a hint that never runs ahead of the replica.
+ *
+ * <p>Every record must follow the one before it ({@link LogContinuity}): a gap stops the task,
+ * whatever the consumer's reset policy did, and a record delivered again is passed over.
+ *
+ * <p>Faults: a transient one ({@link Failures}: the replica locked by another process past the
+ * busy timeout) rolls back what is not committed, rewinds the consumer to the replica's offset,
+ * and throws {@link RetriableException} after {@code context.timeout} of a bounded backoff; the
+ * task stays RUNNING. Connect then calls {@link #put} again with the same batch, which is passed
+ * over: that batch may begin inside an upstream transaction whose begin was rolled back, and the
+ * rewind delivers everything after the replica's offset again anyway. A permanent fault (bad
+ * input, a full disk, a gap), or a transient one outlasting {@code retry.timeout.ms}, stops the
+ * task; nothing committed is lost either way. A rebalance ({@link #close}) rolls back too.
  */
 public class Pg2liteSinkTask extends SinkTask {
+  private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
   private final ChangeLogCodec codec = new ChangeLogCodec();
+  private final LogContinuity continuity = new LogContinuity();
   private Replica replica;
   private ReplicaApplier applier;
   private SinkMetrics metrics;
   private SinkConfig config;
+  private Backoff retries;
+  /** A transient fault rewound the consumer: the next {@link #put} is Connect's retry of the failed batch. */
+  private boolean rewound;
 
   @Override
   public String version() {
@@ -44,18 +68,46 @@ public class Pg2liteSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     config = new SinkConfig(props);
+    retries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
+        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    Backoff opening = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
+        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    while (true) {
+      try {
+        replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
+        replica.file().limitSize(config.maxSizeBytes);
+        applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
+        break;
+      } catch (SQLException e) {
+        closeReplicaQuietly();
+        long wait = Failures.isTransient(e) ? opening.next() : -1;
+        if (wait < 0) {
+          throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
+        }
+        LOG.warn("Replica {} cannot be opened yet ({}); trying again in {} ms", config.replicaPath, e.getMessage(),
+            wait);
+        sleep(wait);
+      }
+    }
+    continuity.restart(applier.committed());
+    metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
+  }
+
+  private static void sleep(long ms) {
     try {
-      replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
-      applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
-      metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
-    } catch (SQLException e) {
-      throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted while waiting to open the replica", e);
     }
   }
 
   @Override
   public void open(Collection<TopicPartition> partitions) {
+    applier.abort();
     ReplicaState state = applier.committed();
+    continuity.restart(state);
+    rewound = false;
     for (TopicPartition tp : partitions) {
       if (state.isEmpty()) {
         checkNotBehind(tp, 0L, state);
@@ -68,6 +120,20 @@ public class Pg2liteSinkTask extends SinkTask {
             + " but the connector reads " + tp + "; a replica follows one change log");
       }
     }
+  }
+
+  /**
+   * The partition is taken away (a rebalance) or the task stops: an upstream transaction still
+   * open, perhaps over several batches, is rolled back; the next {@link #open} resumes after the
+   * replica's last commit.
+   */
+  @Override
+  public void close(Collection<TopicPartition> partitions) {
+    if (applier != null) {
+      applier.abort();
+      continuity.restart(applier.committed());
+    }
+    rewound = false;
   }
 
   /** The change log's end offset, for the lag metric; -1 when it cannot be read. */
@@ -92,8 +158,9 @@ public class Pg2liteSinkTask extends SinkTask {
   }
 
   /**
-   * Fails when the next offset the replica needs is gone from the topic (retention deleted it):
-   * a consumer would jump to the log start and the replica would silently miss transactions.
+   * Fails early, when {@code kafka.bootstrap.servers} is set, if the next offset the replica needs
+   * is gone from the topic (retention deleted it). Without it, the first record after the gap
+   * stops the task ({@link LogContinuity}).
    */
   private void checkNotBehind(TopicPartition tp, long next, ReplicaState state) {
     if (config.kafkaBootstrapServers.isEmpty()) {
@@ -104,7 +171,10 @@ public class Pg2liteSinkTask extends SinkTask {
       logStart = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest())).all().get()
           .get(tp).offset();
     } catch (java.util.concurrent.ExecutionException e) {
-      throw new ConnectException("cannot read the log start of " + tp + ": " + e.getCause().getMessage(), e);
+      // Only an early check: the records' sequence numbers catch a gap in any case.
+      LOG.warn("Cannot read the log start of {} ({}); relying on the records' sequence numbers", tp,
+          e.getCause().getMessage());
+      return;
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted reading the log start of " + tp, e);
@@ -120,25 +190,85 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
-    long transactions = 0;
-    java.time.Instant lastCommitTime = null;
-    for (SinkRecord r : records) {
-      ChangeLogEntry entry;
-      try {
-        entry = codec.decode(bytes(r.value()));
-      } catch (ProtocolException e) {
-        applier.abort();
-        throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
-      }
-      applier.apply(entry, header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(), r.kafkaOffset());
-      if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
-        transactions++;
-        lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;
-      }
+    if (rewound) {
+      rewound = false;
+      rewind(); // again: this batch is dropped, the rewind delivers it (and what follows) anew
+      return;
     }
-    applier.flush();
+    long transactions = 0;
+    long applied = 0;
+    java.time.Instant lastCommitTime = null;
+    try {
+      for (SinkRecord r : records) {
+        Long seq = seq(r);
+        if (!continuity.admit(r.topic(), r.kafkaPartition(), r.kafkaOffset(), seq)) {
+          continue;
+        }
+        ChangeLogEntry entry;
+        try {
+          entry = codec.decode(bytes(r.value()));
+        } catch (ProtocolException e) {
+          throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
+        }
+        applier.apply(entry, header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
+            r.kafkaOffset(), seq);
+        applied++;
+        if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
+          transactions++;
+          lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;
+        }
+      }
+      applier.flush();
+    } catch (RuntimeException e) {
+      applier.abort();
+      continuity.restart(applier.committed());
+      throw transientOrPermanent(e);
+    }
+    retries.reset();
     ReplicaState s = applier.committed();
-    metrics.batchApplied(records.size(), transactions, s.watermark(), s.offset(), lastCommitTime);
+    metrics.batchApplied(applied, transactions, s.watermark(), s.offset(), lastCommitTime);
+  }
+
+  /**
+   * After a failed batch (already rolled back): a transient fault rewinds and asks Connect to
+   * retry after a backoff; anything else, or faults lasting past the retry timeout, is returned
+   * to be thrown as is.
+   */
+  private RuntimeException transientOrPermanent(RuntimeException e) {
+    if (!Failures.isTransient(e)) {
+      return e;
+    }
+    long wait = retries.next();
+    if (wait < 0) {
+      return new ConnectException("the replica kept failing for " + retries.failingForMs() / 1000 + " s ("
+          + SinkConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
+    }
+    LOG.warn("Transient fault, retrying in {} ms from the replica's last commit: {}", wait, e.getMessage());
+    rewind();
+    rewound = true;
+    context.timeout(wait);
+    return new RetriableException(e.getMessage(), e);
+  }
+
+  /** Seeks every assigned partition back to the record after the replica's last commit. */
+  private void rewind() {
+    ReplicaState state = applier.committed();
+    for (TopicPartition tp : context.assignment()) {
+      context.offset(tp, state.isEmpty() ? 0L : state.offset() + 1);
+    }
+  }
+
+  private static Long seq(SinkRecord r) {
+    String s = header(r, ChangeLogHeaders.SEQ);
+    if (s == null) {
+      return null;
+    }
+    try {
+      return Long.valueOf(s);
+    } catch (NumberFormatException e) {
+      throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", "header "
+          + ChangeLogHeaders.SEQ + " is not a number: " + s, e);
+    }
   }
 
   @Override
@@ -188,6 +318,17 @@ public class Pg2liteSinkTask extends SinkTask {
       } catch (SQLException e) {
         throw new ConnectException("cannot close replica: " + e.getMessage(), e);
       }
+    }
+  }
+
+  private void closeReplicaQuietly() {
+    if (replica != null) {
+      try {
+        replica.close();
+      } catch (SQLException ignored) {
+        // opening failed; the next attempt opens a new connection
+      }
+      replica = null;
     }
   }
 }

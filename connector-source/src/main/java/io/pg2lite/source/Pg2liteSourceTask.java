@@ -8,6 +8,8 @@ import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.backfill.state.BackfillRequestsCodec;
 import io.pg2lite.backfill.state.BackfillStateMachine;
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.failure.Backoff;
+import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
@@ -21,13 +23,17 @@ import io.pg2lite.source.transaction.Emitted;
 import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
 import org.apache.kafka.connect.source.TransactionContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The source task: upstream events in, change-log records out. It only translates between
@@ -45,7 +51,16 @@ import org.apache.kafka.connect.source.TransactionContext;
  * follows {@link KafkaCommitPolicy}: long while catching up, one poll once caught up.
  */
 public class Pg2liteSourceTask extends SourceTask {
-  private ReplicationStream stream;
+  private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
+  private SourceConfig config;
+  private SourcePartition partition;
+  private Backoff startUpRetries;
+  /** When the next start-up attempt may run (epoch ms), after a transient fault. */
+  private long nextStartUpAt;
+  /** Set by {@link #stop} (another thread): a start-up still running must not leave a stream open. */
+  private volatile boolean stopped;
+  /** Null until {@link #startUp} succeeds. */
+  private volatile ReplicationStream stream;
   private TransactionAssembler assembler;
   private ChangeLogRecords records;
   private TransactionContext transactions;
@@ -64,25 +79,74 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public void start(Map<String, String> props) {
-    SourceConfig config = new SourceConfig(props);
-    SourcePartition partition = new SourcePartition(config.database, config.slot);
-    SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
-    ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
-    topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
-    topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
-    SourceStartup.State state = new SourceStartup(config).prepare(stored, topic);
-    assembler = new TransactionAssembler(state.position(), state.schema());
-    pending = state.pending();
-    records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic);
+    config = new SourceConfig(props);
+    partition = new SourcePartition(config.database, config.slot);
     transactions = context.transactionContext();
-    metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
-    DebeziumReplicationStream debezium = new DebeziumReplicationStream(config, context,
-        () -> partition.stored(context.offsetStorageReader()));
-    fullBatch = debezium.batchSize();
-    commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
-    multiplexer = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());
-    stream = debezium;
-    stream.start();
+    startUpRetries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
+        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+  }
+
+  /**
+   * Connects to Kafka and Postgres and prepares streaming ({@link SourceStartup}); true once
+   * streaming can begin. Runs from {@link #poll}, not {@link #start}, because Connect fails a task
+   * whose start throws for good: a Postgres or broker that is down or restarting when the task
+   * starts is a transient fault, retried with a bounded backoff while the task stays RUNNING.
+   */
+  private boolean startUp() throws InterruptedException {
+    long now = System.currentTimeMillis();
+    if (now < nextStartUpAt) {
+      Thread.sleep(Math.min(nextStartUpAt - now, 500));
+      return false;
+    }
+    DebeziumReplicationStream debezium = null;
+    StreamMultiplexer mux = null;
+    try {
+      SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
+      ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
+      topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
+      topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
+      SourceStartup.State state = new SourceStartup(config).prepare(stored, topic);
+      TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
+      debezium = new DebeziumReplicationStream(config, context, () -> partition.stored(context.offsetStorageReader()),
+          () -> assembled.position().toOffset());
+      mux = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());
+      debezium.start();
+      if (stopped) {
+        mux.close();
+        debezium.close();
+        return false;
+      }
+      assembler = assembled;
+      pending = state.pending();
+      records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
+      fullBatch = debezium.batchSize();
+      commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
+      multiplexer = mux;
+      stream = debezium;
+      if (metrics == null) {
+        metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
+      }
+      startUpRetries.reset();
+      return true;
+    } catch (RuntimeException e) {
+      if (mux != null) {
+        mux.close();
+      }
+      if (debezium != null) {
+        debezium.close();
+      }
+      if (!Failures.isTransient(e)) {
+        throw e;
+      }
+      long wait = startUpRetries.next();
+      if (wait < 0) {
+        throw new ConnectException("the source could not start for " + startUpRetries.failingForMs() / 1000
+            + " s (" + SourceConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
+      }
+      LOG.warn("The source cannot start yet ({}); trying again in {} ms", e.getMessage(), wait);
+      nextStartUpAt = System.currentTimeMillis() + wait;
+      return false;
+    }
   }
 
   private static BackfillStream backfillStream(SourceConfig config, SourceStartup.State state) {
@@ -110,6 +174,9 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public List<SourceRecord> poll() throws InterruptedException {
+    if (stream == null && !startUp()) {
+      return null;
+    }
     List<Emitted> emitted;
     int batchEvents = 0;
     boolean fromStartup = !pending.isEmpty();
@@ -166,6 +233,7 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public void stop() {
+    stopped = true;
     if (stream != null) {
       stream.close();
     }

@@ -50,9 +50,11 @@ final class SourceStartup {
    * @param backfillHold when the log ends in a cut live transaction, its pre-commit watermark:
    *     backfill transactions wait until a commit at or above it is written (see
    *     {@link LogTail#cutLiveTransaction()}); otherwise null
+   * @param nextSeq the sequence number of the first record this run writes: the log's last
+   *     committed record's + 1 ({@link LogTail#nextSeq()})
    */
   record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten,
-      Watermark backfillHold) {}
+      Watermark backfillHold, long nextSeq) {}
 
   private final SourceConfig config;
   private final ProtocolSpecs specs;
@@ -94,7 +96,9 @@ final class SourceStartup {
         lastWritten = tail.get().entry().watermark();
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
-      return new State(position, new SchemaTracker(schema, schemaId, specs), pending, lastWritten, backfillHold);
+      long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.endOffset(config.topic);
+      return new State(position, new SchemaTracker(schema, schemaId, specs), pending, lastWritten, backfillHold,
+          nextSeq);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);

@@ -51,6 +51,11 @@ public final class Backoff {
     return firstFailureAt < 0 ? 0 : clockMs.getAsLong() - firstFailureAt;
   }
 
+  /** For messages: how long faults may last before {@link #next} gives up. */
+  public long giveUpAfterMs() {
+    return giveUpAfterMs;
+  }
+
   /** The last attempt succeeded. */
   public void reset() {
     firstFailureAt = -1;

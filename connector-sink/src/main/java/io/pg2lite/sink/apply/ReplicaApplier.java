@@ -68,13 +68,21 @@ public final class ReplicaApplier {
    * is the record's lineage header (null if absent).
    */
   public void apply(ChangeLogEntry e, String replicaVersion, String topic, int partition, long offset) {
+    apply(e, replicaVersion, topic, partition, offset, null);
+  }
+
+  /**
+   * As {@link #apply(ChangeLogEntry, String, String, int, long)}, for a record with sequence
+   * number {@code seq} (null when it carries none), which a commit stores with the offset.
+   */
+  public void apply(ChangeLogEntry e, String replicaVersion, String topic, int partition, long offset, Long seq) {
     try {
       if (e.message() instanceof Begin) {
         begin(e, replicaVersion);
       } else if (e.message() instanceof Change c) {
         change(e, c);
       } else if (e.message() instanceof Commit c) {
-        commit(e, c, replicaVersion, topic, partition, offset);
+        commit(e, c, replicaVersion, topic, partition, offset, seq);
       } else if (e.message() instanceof Rollback) {
         rollback(e);
       } else {
@@ -130,8 +138,8 @@ public final class ReplicaApplier {
     }
   }
 
-  private void commit(ChangeLogEntry e, Commit c, String replicaVersion, String topic, int partition, long offset)
-      throws SQLException {
+  private void commit(ChangeLogEntry e, Commit c, String replicaVersion, String topic, int partition, long offset,
+      Long seq) throws SQLException {
     if (open == null) {
       throw new Violation("commit outside a transaction");
     }
@@ -149,7 +157,7 @@ public final class ReplicaApplier {
     }
     replica.committing(e.watermark());
     String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
-    applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset);
+    applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset, seq);
     replica.file().writeState(applied);
     replica.file().releaseSavepoint();
     if (++pending >= maxTransactionsPerCommit) {

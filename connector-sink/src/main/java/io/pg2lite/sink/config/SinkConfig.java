@@ -11,6 +11,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 /** The sink connector's configuration, parsed once into typed final fields. */
 public final class SinkConfig {
   private static final String GROUP_REPLICA = "Replica";
+  private static final String GROUP_FAULTS = "Faults";
 
   public static final String REPLICA_PATH_CONFIG = "replica.path";
   private static final String REPLICA_PATH_DOC = "Path of the SQLite replica file (created if missing). One sink "
@@ -28,11 +29,23 @@ public final class SinkConfig {
       + "transaction when the sink is behind. A batch from Kafka is also always committed at its end, so a sink "
       + "that is caught up commits each transaction at once. An upstream transaction is never split.";
 
+  public static final String MAX_SIZE_CONFIG = "replica.max.size.bytes";
+  private static final String MAX_SIZE_DOC = "Largest size the replica file may grow to (SQLite's max_page_count), "
+      + "0 for no limit. A transaction that would pass it stops the task with \"replica full\" and is rolled back; "
+      + "raise the limit (or free disk space) and restart the task to go on.";
+  public static final String RETRY_TIMEOUT_CONFIG = "retry.timeout.ms";
+  private static final String RETRY_TIMEOUT_DOC = "How long the task retries a transient fault (the replica locked by "
+      + "another process past replica.busy.timeout.ms) before it fails, naming the fault. Each retry rolls back "
+      + "what was not committed and reads again from the replica's offset, after a wait from 0.5 s doubling up to "
+      + "retry.backoff.max.ms; a success starts the count again.";
+  public static final String RETRY_BACKOFF_MAX_CONFIG = "retry.backoff.max.ms";
+  private static final String RETRY_BACKOFF_MAX_DOC = "The longest wait between two attempts after a transient fault.";
+
   public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the change log's cluster, for the sink's "
-      + "own admin client: on start it checks that the replica's next offset is still in the topic (retention may "
-      + "have deleted it), and fails with \"replica too far behind\" instead of silently skipping transactions. "
-      + "Empty: the check is skipped (not recommended). Other admin settings go in kafka.* keys.";
+      + "own admin client: the lag metric, and an early check on start that the replica's next offset is still in "
+      + "the topic. Optional: gaps in the log are always detected from the records' sequence numbers, and stop the "
+      + "task with \"replica too far behind\". Other admin settings go in kafka.* keys.";
 
   public static ConfigDef configDef() {
     return new ConfigDef()
@@ -47,7 +60,13 @@ public final class SinkConfig {
         .define(MAX_TX_PER_COMMIT_CONFIG, Type.INT, 1000, ConfigDef.Range.atLeast(1), Importance.LOW,
             MAX_TX_PER_COMMIT_DOC, GROUP_REPLICA, 5, Width.SHORT, "Transactions per SQLite commit")
         .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, "", Importance.HIGH, KAFKA_BOOTSTRAP_DOC, GROUP_REPLICA, 6,
-            Width.LONG, "Kafka bootstrap servers");
+            Width.LONG, "Kafka bootstrap servers")
+        .define(MAX_SIZE_CONFIG, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW, MAX_SIZE_DOC,
+            GROUP_REPLICA, 7, Width.SHORT, "Replica size limit")
+        .define(RETRY_TIMEOUT_CONFIG, Type.LONG, 900_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
+            RETRY_TIMEOUT_DOC, GROUP_FAULTS, 1, Width.SHORT, "Retry timeout")
+        .define(RETRY_BACKOFF_MAX_CONFIG, Type.LONG, 10_000L, ConfigDef.Range.atLeast(500), Importance.LOW,
+            RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max");
   }
 
   public final Path replicaPath;
@@ -56,6 +75,9 @@ public final class SinkConfig {
   public final int busyTimeoutMs;
   public final int maxTransactionsPerCommit;
   public final String kafkaBootstrapServers;
+  public final long maxSizeBytes;
+  public final long retryTimeoutMs;
+  public final long retryBackoffMaxMs;
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
 
@@ -67,6 +89,9 @@ public final class SinkConfig {
     busyTimeoutMs = c.getInt(BUSY_TIMEOUT_CONFIG);
     maxTransactionsPerCommit = c.getInt(MAX_TX_PER_COMMIT_CONFIG);
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
+    maxSizeBytes = c.getLong(MAX_SIZE_CONFIG);
+    retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
+    retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);
     Map<String, Object> kafka = new java.util.HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith("kafka.") && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {

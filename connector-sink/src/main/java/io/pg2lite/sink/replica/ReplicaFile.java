@@ -35,14 +35,17 @@ public final class ReplicaFile implements AutoCloseable {
       throws SQLException {
     Connection c = DriverManager.getConnection("jdbc:sqlite:" + path.toAbsolutePath());
     try (Statement s = c.createStatement()) {
+      // The busy timeout first: switching the journal mode needs a lock another process may hold.
+      s.execute("PRAGMA busy_timeout=" + busyTimeoutMs);
       s.execute("PRAGMA journal_mode=" + journalMode);
       s.execute("PRAGMA synchronous=" + synchronous);
-      s.execute("PRAGMA busy_timeout=" + busyTimeoutMs);
       s.execute("PRAGMA foreign_keys=OFF");
       // 64 MB page cache (default 2 MB): index pages of large tables stay in memory during apply.
       s.execute("PRAGMA cache_size=-65536");
       s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(STATE) + " (lock INTEGER PRIMARY KEY CHECK (lock = 1),"
-          + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER)");
+          + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER,"
+          + " log_seq INTEGER)");
+      addLogSeqColumn(s);
       s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
           + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
           + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00')");
@@ -61,17 +64,45 @@ public final class ReplicaFile implements AutoCloseable {
     return new ReplicaFile(c);
   }
 
+  /** A replica created before sequence numbers gets the column (null: no number known yet). */
+  private static void addLogSeqColumn(Statement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + STATE + "') WHERE name = 'log_seq'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    s.execute("ALTER TABLE " + SqlNames.quote(STATE) + " ADD COLUMN log_seq INTEGER");
+  }
+
+  /**
+   * Caps the file at about {@code bytes} ({@code PRAGMA max_page_count}; 0 = no cap), so a
+   * replica cannot fill a disk it shares: a write past it fails with SQLITE_FULL, a permanent
+   * fault. The cap lives in this connection only: it is set on every open.
+   */
+  public void limitSize(long bytes) throws SQLException {
+    if (bytes <= 0) {
+      return;
+    }
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA page_size")) {
+      rs.next();
+      long pages = Math.max(1, bytes / rs.getLong(1));
+      s.execute("PRAGMA max_page_count = " + pages);
+    }
+  }
+
   Connection connection() {
     return c;
   }
 
   public ReplicaState state() throws SQLException {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT replica_version, watermark, topic,"
-        + " partition, kafka_offset FROM " + SqlNames.quote(STATE) + " WHERE lock = 1")) {
+        + " partition, kafka_offset, log_seq FROM " + SqlNames.quote(STATE) + " WHERE lock = 1")) {
       if (!rs.next()) {
         return ReplicaState.EMPTY;
       }
-      return new ReplicaState(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getLong(5));
+      long seq = rs.getLong(6);
+      Long logSeq = rs.wasNull() ? null : seq;
+      return new ReplicaState(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getLong(5), logSeq);
     }
   }
 
@@ -79,12 +110,17 @@ public final class ReplicaFile implements AutoCloseable {
   public void writeState(ReplicaState state) throws SQLException {
     requireTransaction();
     try (PreparedStatement ps = c.prepareStatement("INSERT OR REPLACE INTO " + SqlNames.quote(STATE)
-        + " (lock, replica_version, watermark, topic, partition, kafka_offset) VALUES (1, ?, ?, ?, ?, ?)")) {
+        + " (lock, replica_version, watermark, topic, partition, kafka_offset, log_seq) VALUES (1, ?, ?, ?, ?, ?, ?)")) {
       ps.setString(1, state.replicaVersion());
       ps.setString(2, state.watermark());
       ps.setString(3, state.topic());
       ps.setInt(4, state.partition());
       ps.setLong(5, state.offset());
+      if (state.seq() == null) {
+        ps.setNull(6, java.sql.Types.INTEGER);
+      } else {
+        ps.setLong(6, state.seq());
+      }
       ps.executeUpdate();
     }
   }

@@ -19,6 +19,7 @@ public final class SourceConfig {
   private static final String GROUP_REPLICATION = "Replication";
   private static final String GROUP_TOPIC = "Change log";
   private static final String GROUP_BACKFILL = "Backfill";
+  private static final String GROUP_FAULTS = "Faults";
 
   public static final String HOST_CONFIG = "database.hostname";
   private static final String HOST_DOC = "Postgres host name.";
@@ -74,6 +75,14 @@ public final class SourceConfig {
       + "synchronous and costly). Once caught up, each poll commits at once. A Kafka transaction never ends "
       + "inside an upstream transaction.";
   public static final long COMMIT_INTERVAL_DEFAULT = 250L;
+  public static final String RETRY_TIMEOUT_CONFIG = "retry.timeout.ms";
+  private static final String RETRY_TIMEOUT_DOC = "How long the task retries a transient fault (Postgres restarting "
+      + "or unreachable, a dropped replication connection, a Kafka request timing out) before it fails, naming the "
+      + "fault. Retries wait from 0.5 s, doubling up to retry.backoff.max.ms; a success starts the count again.";
+  public static final long RETRY_TIMEOUT_DEFAULT = 900_000L;
+  public static final String RETRY_BACKOFF_MAX_CONFIG = "retry.backoff.max.ms";
+  private static final String RETRY_BACKOFF_MAX_DOC = "The longest wait between two attempts after a transient fault.";
+  public static final long RETRY_BACKOFF_MAX_DEFAULT = 10_000L;
   public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the Kafka cluster holding the change log, "
       + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
@@ -143,10 +152,16 @@ public final class SourceConfig {
             Width.SHORT, "Backfill transaction batches")
         .define(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG, Type.LONG, BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT,
             ConfigDef.Range.atLeast(0), Importance.LOW, BACKFILL_MAX_ROWS_PER_SECOND_DOC, GROUP_BACKFILL, 3,
-            Width.SHORT, "Backfill rate cap");
+            Width.SHORT, "Backfill rate cap")
+        .define(RETRY_TIMEOUT_CONFIG, Type.LONG, RETRY_TIMEOUT_DEFAULT, ConfigDef.Range.atLeast(0), Importance.LOW,
+            RETRY_TIMEOUT_DOC, GROUP_FAULTS, 1, Width.SHORT, "Retry timeout")
+        .define(RETRY_BACKOFF_MAX_CONFIG, Type.LONG, RETRY_BACKOFF_MAX_DEFAULT, ConfigDef.Range.atLeast(500),
+            Importance.LOW, RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max");
   }
 
   public final String host;
+  public final long retryTimeoutMs;
+  public final long retryBackoffMaxMs;
   public final int port;
   public final String database;
   public final String user;
@@ -186,6 +201,8 @@ public final class SourceConfig {
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
     requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
     heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_CONFIG);
+    retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
+    retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);
     topic = c.getString(TOPIC_CONFIG);
     createTopics = c.getBoolean(TOPIC_CREATE_CONFIG);
     topicReplicationFactor = c.getShort(TOPIC_REPLICATION_FACTOR_CONFIG);

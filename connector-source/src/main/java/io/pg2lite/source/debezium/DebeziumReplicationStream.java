@@ -1,6 +1,7 @@
 package io.pg2lite.source.debezium;
 
 import io.pg2lite.connect.failure.Backoff;
+import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -9,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.slf4j.Logger;
@@ -25,34 +27,46 @@ import org.slf4j.LoggerFactory;
  * confirms their {@code lsn_commit} to the slot. Connect writes those offsets only after Kafka
  * stored the records, which is exactly the durability rule we need.
  *
- * <p>A failure of Debezium's start-up schema read ({@link StartupSchemaRead}: the catalog changed
- * under it) restarts Debezium from the same stored position after a short wait, for at most a
- * minute; only a failure before the first record qualifies, so nothing is repeated or lost.
+ * <p>Transient faults ({@link Failures}: Postgres restarting, a dropped connection, and a failure
+ * of Debezium's start-up schema read, {@link StartupSchemaRead}, racing a DDL) stop the Debezium
+ * task, announce {@link ReplicationEvent.Interrupted}, and start a new one after a bounded
+ * backoff. The new task resumes from the position after the last complete transaction this
+ * stream handed out (the resume supplier), not from Connect's stored offsets: those may lag behind
+ * records already handed to Connect, and Debezium would send those transactions again under
+ * watermarks the assembler has moved past. Once it runs, the new task's acknowledgements read the
+ * stored offsets again. A fault that outlasts the retry timeout, or any other failure, is thrown.
  */
 public final class DebeziumReplicationStream implements ReplicationStream {
   private final Map<String, String> properties;
   private static final Logger LOG = LoggerFactory.getLogger(DebeziumReplicationStream.class);
   /** Replaced on a restart (task thread); read by {@link #acknowledgeStoredPositions} from Connect's committer. */
   private volatile RelationTypedPostgresTask task;
+  /** Whether {@link #task} has started and not failed (acknowledgements go only to a running task). */
+  private volatile boolean running;
   private volatile boolean closed;
-  /** Whether Debezium has returned a record since it was last started (its schema read is over). */
-  private boolean streaming;
-  private final Backoff restarts = new Backoff(Duration.ofMillis(500), Duration.ofSeconds(5), Duration.ofMinutes(1),
-      System::currentTimeMillis);
+  /** When a stopped task starts again (epoch ms), or -1 when it runs. */
+  private long restartAt = -1;
+  private final Backoff restarts;
   private final DebeziumEventMapper mapper;
   private final SourceTaskContext context;
   private final Supplier<Map<String, ?>> storedOffset;
+  private final Supplier<Map<String, ?>> resumeOffset;
 
   /**
    * @param storedOffset reads pg2lite's stored offsets (which hold Debezium's position) from Connect's store
+   * @param resumeOffset pg2lite's offset after the last complete transaction handed out, where a
+   *     restart after a transient fault resumes
    */
   public DebeziumReplicationStream(SourceConfig config, SourceTaskContext context,
-      Supplier<Map<String, ?>> storedOffset) {
+      Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
     String logicalName = "pg2lite_" + config.slot;
     this.properties = DebeziumProperties.of(config, logicalName);
     this.mapper = new DebeziumEventMapper(logicalName);
     this.context = context;
     this.storedOffset = storedOffset;
+    this.resumeOffset = resumeOffset;
+    this.restarts = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
+        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
   }
 
   /** The largest batch one poll returns: a smaller one means the stream has caught up. */
@@ -61,44 +75,58 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   }
 
   @Override
-  public synchronized void start() {
+  public void start() {
+    startFrom(storedOffset);
+  }
+
+  /**
+   * Starts a Debezium task that resumes after {@code startPosition}; once it runs, its offset
+   * reader answers with the stored offsets, for acknowledgements.
+   */
+  private synchronized void startFrom(Supplier<Map<String, ?>> startPosition) {
     if (closed) {
       return;
     }
-    PrefixedOffsetReader offsets = new PrefixedOffsetReader(storedOffset);
+    Map<String, ?> resume = startPosition.get();
+    PrefixedOffsetReader offsets = new PrefixedOffsetReader(() -> resume);
     RelationTypedPostgresTask created = new RelationTypedPostgresTask();
-    streaming = false;
     created.initialize(new EmbeddedTaskContext(properties, offsets, context));
     task = created;
-    created.start(properties);
+    try {
+      created.start(properties);
+    } catch (RuntimeException e) {
+      stopQuietly(created);
+      throw e;
+    }
+    offsets.answerFrom(storedOffset);
+    running = true;
   }
 
   @Override
   public List<ReplicationEvent> poll() throws InterruptedException {
+    if (restartAt >= 0) {
+      long wait = restartAt - System.currentTimeMillis();
+      if (wait > 0) {
+        Thread.sleep(Math.min(wait, 500));
+        return List.of();
+      }
+      restartAt = -1;
+      try {
+        startFrom(resumeOffset);
+      } catch (RuntimeException e) {
+        return failed(e, false);
+      }
+      LOG.info("Replication stream running again after {} ms", restarts.failingForMs());
+    }
     List<SourceRecord> records;
     try {
       records = task.poll();
     } catch (RuntimeException e) {
-      if (streaming || !StartupSchemaRead.failed(e)) {
-        throw e;
-      }
-      long wait = restarts.next();
-      if (wait < 0) {
-        throw e;
-      }
-      LOG.warn("Debezium's start-up schema read failed while the catalog changed ({}); starting it again from the "
-          + "same position in {} ms", rootMessage(e), wait);
-      synchronized (this) {
-        task.stop();
-      }
-      Thread.sleep(wait);
-      start();
-      return List.of();
+      return failed(e, true);
     }
     if (records == null || records.isEmpty()) {
       return List.of();
     }
-    streaming = true;
     restarts.reset();
     List<ReplicationEvent> events = new ArrayList<>(records.size());
     for (SourceRecord r : records) {
@@ -110,14 +138,49 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     return events;
   }
 
+  /**
+   * A failure of the running task ({@code announce}) or of a restart: a transient one stops the
+   * task and schedules a restart; anything else, or a fault lasting past the retry timeout, is
+   * thrown.
+   */
+  private List<ReplicationEvent> failed(RuntimeException e, boolean announce) {
+    if (!Failures.isTransient(e) && !StartupSchemaRead.failed(e)) {
+      throw e;
+    }
+    long wait = restarts.next();
+    if (wait < 0) {
+      throw new ConnectException("the replication stream kept failing for " + restarts.failingForMs() / 1000
+          + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + rootMessage(e), e);
+    }
+    LOG.warn("Replication stream failed ({}); starting it again in {} ms from the last complete transaction",
+        rootMessage(e), wait, e);
+    synchronized (this) {
+      running = false;
+      stopQuietly(task);
+    }
+    restartAt = System.currentTimeMillis() + wait;
+    return announce ? List.of(new ReplicationEvent.Interrupted(rootMessage(e))) : List.of();
+  }
+
+  private static void stopQuietly(RelationTypedPostgresTask t) {
+    try {
+      t.stop();
+    } catch (RuntimeException stopFailure) {
+      LOG.debug("Stopping the failed Debezium task failed too", stopFailure);
+    }
+  }
+
   @Override
   public void acknowledgeStoredPositions() throws InterruptedException {
-    task.commit();
+    if (running) {
+      task.commit();
+    }
   }
 
   @Override
   public synchronized void close() {
     closed = true;
+    running = false;
     if (task != null) {
       task.stop();
     }
@@ -128,6 +191,6 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     while (t.getCause() != null && t.getCause() != t) {
       t = t.getCause();
     }
-    return t.getMessage();
+    return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
   }
 }

@@ -13,11 +13,19 @@ import org.apache.kafka.connect.storage.OffsetStorageReader;
  * Debezium confirms to Postgres from them is always durable in Kafka.
  */
 final class PrefixedOffsetReader implements OffsetStorageReader {
-  private final Supplier<Map<String, ?>> storedOffset;
+  private volatile Supplier<Map<String, ?>> storedOffset;
 
-  /** @param storedOffset reads pg2lite's stored offsets from Connect's store (null when none) */
+  /** @param storedOffset reads pg2lite's offsets (null when none): where Debezium starts */
   PrefixedOffsetReader(Supplier<Map<String, ?>> storedOffset) {
     this.storedOffset = storedOffset;
+  }
+
+  /**
+   * From now on answers from {@code offsets}: a task started from a position of its own (a
+   * restart after a fault) acknowledges only what Connect stored.
+   */
+  void answerFrom(Supplier<Map<String, ?>> offsets) {
+    this.storedOffset = offsets;
   }
 
   @Override

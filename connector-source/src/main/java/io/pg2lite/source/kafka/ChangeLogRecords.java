@@ -25,10 +25,19 @@ public final class ChangeLogRecords {
   private SourcePosition lastPosition;
   private Map<String, Object> lastOffset;
 
-  public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic) {
+  /** The sequence number of the next change-log record (heartbeats are not in the change log). */
+  private long nextSeq;
+
+  /**
+   * @param nextSeq the sequence number of the first change-log record built: the log's last
+   *     record's + 1, so numbers run on without a hole across restarts (see
+   *     {@link ChangeLogHeaders#SEQ}); records must be built in the order they are written
+   */
+  public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic, long nextSeq) {
     this.partition = partition;
     this.topic = topic;
     this.heartbeatTopic = heartbeatTopic;
+    this.nextSeq = nextSeq;
   }
 
   public SourceRecord toRecord(Emitted e) {
@@ -51,6 +60,7 @@ public final class ChangeLogRecords {
     headers.addString(ChangeLogHeaders.WATERMARK, entry.watermark().toString());
     headers.addString(ChangeLogHeaders.POS, Long.toString(entry.pos()));
     headers.addString(ChangeLogHeaders.PROTOCOL_VERSION, Integer.toString(ChangeLogEntry.PROTOCOL_VERSION));
+    headers.addString(ChangeLogHeaders.SEQ, Long.toString(nextSeq++));
     return new SourceRecord(partition, offset, topic, 0, null, null, Schema.BYTES_SCHEMA, codec.encode(entry), null,
         headers);
   }

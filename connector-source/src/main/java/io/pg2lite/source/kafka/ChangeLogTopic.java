@@ -86,6 +86,21 @@ public final class ChangeLogTopic {
   }
 
   /**
+   * The end offset of {@code topic}'s partition 0: where the sequence numbers of a log that holds
+   * no record (new, or emptied by retention) continue, since no earlier record's number can be
+   * higher.
+   */
+  public long endOffset(String topic) {
+    Map<String, Object> p = new HashMap<>(clientProps);
+    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    TopicPartition tp = new TopicPartition(topic, 0);
+    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
+        new ByteArrayDeserializer())) {
+      return consumer.endOffsets(List.of(tp)).get(tp);
+    }
+  }
+
+  /**
    * The last committed change-log record of {@code topic}, or empty when the topic holds none.
    * Read with {@code read_committed}: records of aborted Kafka transactions never count.
    */
@@ -112,8 +127,10 @@ public final class ChangeLogTopic {
         }
         if (last != null) {
           Header rv = last.headers().lastHeader(ChangeLogHeaders.REPLICA_VERSION);
+          Header seq = last.headers().lastHeader(ChangeLogHeaders.SEQ);
           return Optional.of(new LogTail(codec.decode(last.value()),
-              rv == null ? null : Watermark.parse(new String(rv.value(), StandardCharsets.UTF_8))));
+              rv == null ? null : Watermark.parse(new String(rv.value(), StandardCharsets.UTF_8)),
+              seq == null ? null : Long.valueOf(new String(seq.value(), StandardCharsets.UTF_8)), last.offset()));
         }
         if (from == begin) {
           return Optional.empty();

@@ -9,8 +9,21 @@ import io.pg2lite.protocol.watermark.Watermark;
  *
  * @param replicaVersion the lineage the record belongs to (its replica-version header), or null
  *     for a record written without one
+ * @param seq the record's sequence number ({@link io.pg2lite.protocol.message.ChangeLogHeaders#SEQ}),
+ *     or null for a record written without one
+ * @param offset the record's Kafka offset
  */
-public record LogTail(ChangeLogEntry entry, Watermark replicaVersion) {
+public record LogTail(ChangeLogEntry entry, Watermark replicaVersion, Long seq, long offset) {
+  /**
+   * The sequence number of the next record the source writes: the tail's + 1. After a tail
+   * written without numbers, its offset + 1: never below the number of any earlier record (a
+   * record's number is at most its offset), so a new replica that finds only later records still
+   * sees a gap.
+   */
+  public long nextSeq() {
+    return seq != null ? seq + 1 : offset + 1;
+  }
+
   /**
    * The pre-commit watermark of a live transaction the log ends in without its commit (the tail
    * is its begin or data, or the rollback that closed it), or null. The source writes that

@@ -51,4 +51,11 @@ public sealed interface ReplicationEvent {
 
   /** No change, but the stream has advanced to {@code position} (heartbeat). */
   record Heartbeat(Map<String, ?> position) implements ReplicationEvent {}
+
+  /**
+   * The stream broke (a transient fault: the connection dropped, Postgres restarted) and will
+   * resume after the last complete transaction handed out: a transaction open now is cut and
+   * arrives again whole. {@code reason} names the fault.
+   */
+  record Interrupted(String reason) implements ReplicationEvent {}
 }

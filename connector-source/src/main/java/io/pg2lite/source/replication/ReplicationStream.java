@@ -17,9 +17,12 @@ import java.util.List;
  *       the source offsets hold now. The offsets are written by Kafka Connect only after Kafka
  *       stored every record up to them, so an LSN is never confirmed before its records are
  *       durable. The confirmation happens asynchronously, during a later poll.</li>
- *   <li>Errors are {@link org.apache.kafka.connect.errors.RetriableException} when a restart may
- *       cure them (connection lost, server shutting down) and other ConnectExceptions when not
- *       (authentication, missing slot, privilege).</li>
+ *   <li>A transient fault (connection lost, server shutting down or starting up) is healed inside
+ *       the stream: {@link #poll} returns {@link ReplicationEvent.Interrupted}, then nothing
+ *       while it waits and reconnects with a bounded backoff, then the events after the last
+ *       complete transaction it had returned (a cut transaction again from its begin). Only a
+ *       permanent fault (authentication, missing slot, privilege, a bug), or a transient one
+ *       outlasting the retry timeout, is thrown, as a ConnectException.</li>
  * </ul>
  */
 public interface ReplicationStream extends AutoCloseable {

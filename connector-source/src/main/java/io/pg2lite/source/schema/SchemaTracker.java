@@ -59,6 +59,25 @@ public final class SchemaTracker {
     return currentId;
   }
 
+  /** What the tracker knows at one point of the stream, to go back to (immutable). */
+  public record Mark(PublishedSchema current, Long currentId, PublishedSchema pendingBefore) {}
+
+  /** The tracker's state now; taken at each upstream begin. */
+  public Mark mark() {
+    return new Mark(current, currentId, pendingBefore);
+  }
+
+  /**
+   * Goes back to {@code mark}: a transaction cut by a restart of the stream arrives again from
+   * its begin, and its rows must be keyed, and its DDL diffed, as the first time, against the
+   * schema before it.
+   */
+  public void restore(Mark mark) {
+    current = mark.current();
+    currentId = mark.currentId();
+    pendingBefore = mark.pendingBefore();
+  }
+
   /** Handles one DDL message; returns the schema changes it implies (often none). */
   public List<SchemaChange> onDdlMessage(byte[] content) {
     JsonNode msg;

@@ -43,13 +43,16 @@ public final class TransactionAssembler {
     final long txId;
     final Watermark watermark;
     final Instant commitTime;
+    /** The schema before the transaction, for when it is cut and arrives again. */
+    final SchemaTracker.Mark schemaBefore;
     long pos;
     boolean begun;
 
-    OpenTransaction(long txId, Watermark watermark, Instant commitTime) {
+    OpenTransaction(long txId, Watermark watermark, Instant commitTime, SchemaTracker.Mark schemaBefore) {
       this.txId = txId;
       this.watermark = watermark;
       this.commitTime = commitTime;
+      this.schemaBefore = schemaBefore;
     }
   }
 
@@ -74,7 +77,8 @@ public final class TransactionAssembler {
       if (open != null) {
         resentFromStart(out, b);
       }
-      open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime());
+      open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime(),
+          schema.mark());
     } else if (event instanceof ReplicationEvent.RowChange c) {
       change(out, c.txId(), rowChange(c));
     } else if (event instanceof ReplicationEvent.Truncate t) {
@@ -87,6 +91,10 @@ public final class TransactionAssembler {
       }
     } else if (event instanceof ReplicationEvent.TxEnd e) {
       end(out, e);
+    } else if (event instanceof ReplicationEvent.Interrupted i) {
+      if (open != null) {
+        cut(out, "the replication stream broke inside transaction " + open.txId + " (" + i.reason() + ")");
+      }
     } else if (event instanceof ReplicationEvent.Heartbeat h) {
       if (open == null) {
         position = position.after(position.lastCommit(), h.position(), schema.currentId());
@@ -128,10 +136,20 @@ public final class TransactionAssembler {
   private void resentFromStart(List<Emitted> out, ReplicationEvent.TxBegin b) {
     LOG.warn("Upstream began transaction {} while transaction {} was open (the replication stream restarted): "
         + "closing the open one{}", b.txId(), open.txId, open.begun ? " with a rollback" : "");
+    cut(out, "the replication stream restarted inside transaction " + open.txId);
+  }
+
+  /**
+   * Ends the open transaction unfinished: a rollback if any of it was written (consumers discard
+   * it; it arrives again whole under the same pre-commit watermark, since only a commit moves the
+   * position), and the schema as it was before it.
+   */
+  private void cut(List<Emitted> out, String why) {
     if (open.begun) {
-      out.add(new Emitted(new ChangeLogEntry(open.watermark, open.pos + 1, new Rollback("the replication stream "
-          + "restarted inside transaction " + open.txId + "; it is sent again whole")), position, true));
+      out.add(new Emitted(new ChangeLogEntry(open.watermark, open.pos + 1, new Rollback(why + "; it is sent again "
+          + "whole")), position, true));
     }
+    schema.restore(open.schemaBefore);
     open = null;
   }
 

@@ -145,6 +145,23 @@ class TransactionAssemblerTest {
     assertEquals(Watermark.fromLsn("0/2000"), out.get(4).entry().watermark());
   }
 
+  /** Issue 11: the stream broke (Postgres restarted) inside a transaction: it is closed at once. */
+  @Test
+  void anInterruptedStreamRollsBackTheOpenTransactionAtOnce() {
+    Watermark pre = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1)).get(0).entry().watermark();
+    List<Emitted> cut = feed(new ReplicationEvent.Interrupted("connection reset"));
+    assertEquals(1, cut.size());
+    assertEquals(MessageKind.ROLLBACK, cut.get(0).entry().kind());
+    assertEquals(pre, cut.get(0).entry().watermark());
+    assertEquals(2, cut.get(0).entry().pos());
+    assertTrue(!assembler.inTransaction(), "nothing is open: a Kafka transaction may close at the rollback");
+    assertEquals(List.of(), feed(new ReplicationEvent.Interrupted("again")), "nothing open, nothing to close");
+    List<Emitted> again = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), end(7, "0/2000"));
+    assertEquals(List.of(MessageKind.BEGIN, MessageKind.DATA, MessageKind.COMMIT),
+        again.stream().map(e -> e.entry().kind()).toList(), "sent again whole, with no second rollback");
+    assertEquals(pre, again.get(0).entry().watermark());
+  }
+
   @Test
   void aBeginInsideAnOpenTransactionThatWroteNothingWritesNoRollback() {
     assertEquals(List.of(), feed(new ReplicationEvent.TxBegin(7, null)));

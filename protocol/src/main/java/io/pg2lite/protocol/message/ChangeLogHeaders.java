@@ -20,6 +20,15 @@ public final class ChangeLogHeaders {
    * A replica built from another lineage must refuse these records.
    */
   public static final String REPLICA_VERSION = "pg2lite.replica.version";
+  /**
+   * The record's sequence number in the change log, decimal: 0 for the log's first record, and
+   * each record the previous record's number + 1. Unlike the Kafka offset it has no holes
+   * (transaction markers and aborted transactions take offsets), so a consumer can tell a record
+   * that follows the one it applied last from one that comes after a gap (records deleted by
+   * retention, a consumer reset to another offset). The source continues the number of the log's
+   * last committed record on every start. Records written before it existed carry none.
+   */
+  public static final String SEQ = "pg2lite.seq";
 
   private ChangeLogHeaders() {}
 }

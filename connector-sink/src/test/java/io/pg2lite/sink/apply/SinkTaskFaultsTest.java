@@ -1,0 +1,212 @@
+package io.pg2lite.sink.apply;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.protocol.testing.ChangeMessages;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.sink.Pg2liteSinkTask;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.metrics.PluginMetrics;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.header.ConnectHeaders;
+import org.apache.kafka.connect.sink.SinkRecord;
+import org.apache.kafka.connect.sink.SinkTaskContext;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The sink task around a real SQLite replica, driven as Connect drives it (a fake context stands
+ * in for the worker): rebalances inside a transaction, a replica locked past the busy timeout, a
+ * gap in the log, a full replica.
+ */
+class SinkTaskFaultsTest {
+  private static final TopicPartition TP = new TopicPartition("log", 0);
+  @TempDir Path dir;
+  private final FakeContext context = new FakeContext();
+  private final ChangeLogCodec codec = new ChangeLogCodec();
+  private final List<Pg2liteSinkTask> tasks = new ArrayList<>();
+
+  /** What the task asked of Connect. */
+  static final class FakeContext implements SinkTaskContext {
+    final Map<TopicPartition, Long> offsets = new HashMap<>();
+    long timeout = -1;
+
+    @Override public Map<String, String> configs() { return Map.of(); }
+    @Override public void offset(Map<TopicPartition, Long> o) { offsets.putAll(o); }
+    @Override public void offset(TopicPartition tp, long o) { offsets.put(tp, o); }
+    @Override public void timeout(long ms) { timeout = ms; }
+    @Override public Set<TopicPartition> assignment() { return Set.of(TP); }
+    @Override public void pause(TopicPartition... p) {}
+    @Override public void resume(TopicPartition... p) {}
+    @Override public void requestCommit() {}
+    @Override public PluginMetrics pluginMetrics() { return null; }
+  }
+
+  private Pg2liteSinkTask start(Map<String, String> extra) {
+    Pg2liteSinkTask task = new Pg2liteSinkTask();
+    task.initialize(context);
+    Map<String, String> props = new HashMap<>(Map.of("name", "faults-" + tasks.size(),
+        "replica.path", dir.resolve("replica.db").toString(), "replica.busy.timeout.ms", "100"));
+    props.putAll(extra);
+    task.start(props);
+    task.open(List.of(TP));
+    tasks.add(task);
+    return task;
+  }
+
+  @AfterEach
+  void stopTasks() {
+    tasks.forEach(Pg2liteSinkTask::stop);
+  }
+
+  /** The change log: a table, then {@code n} one-row transactions; records numbered from 0 at consecutive offsets. */
+  private List<SinkRecord> log(int n, String pad) {
+    ChangeMessages m = ChangeMessages.after("0/100").begin(1).change(Tables.createItem()).commit("0/200");
+    for (int i = 1; i <= n; i++) {
+      m.begin(1 + i).insert(Tables.ITEM, Row.of("id", Value.of(i))).commit("0/" + Integer.toHexString(0x200 + i * 16));
+    }
+    List<SinkRecord> out = new ArrayList<>();
+    long offset = 0;
+    for (ChangeLogEntry e : m.entries()) {
+      out.add(record(e, offset, offset));
+      offset++;
+    }
+    return out;
+  }
+
+  private SinkRecord record(ChangeLogEntry e, long offset, long seq) {
+    ConnectHeaders h = new ConnectHeaders();
+    h.addString(ChangeLogHeaders.REPLICA_VERSION, ReplicaHarness.VERSION);
+    h.addString(ChangeLogHeaders.SEQ, Long.toString(seq));
+    return new SinkRecord(TP.topic(), TP.partition(), null, null, null, codec.encode(e), offset, null, null, h);
+  }
+
+  private List<Long> ids() throws Exception {
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("replica.db"));
+        Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id FROM item ORDER BY id")) {
+      List<Long> out = new ArrayList<>();
+      while (rs.next()) {
+        out.add(rs.getLong(1));
+      }
+      return out;
+    }
+  }
+
+  @Test
+  void aRebalanceInsideATransactionSpanningBatchesRollsItBackAndTheLogIsReadAgain() throws Exception {
+    List<SinkRecord> log = log(2, "");
+    Pg2liteSinkTask task = start(Map.of());
+    task.put(log.subList(0, 3)); // the create-table transaction, committed
+    task.put(log.subList(3, 5)); // begin and insert of the next one: open across batches
+    task.close(List.of(TP));
+    assertEquals(List.of(), ids(), "the open transaction is rolled back");
+    task.open(List.of(TP));
+    assertEquals(3L, context.offsets.get(TP), "resumes after the last commit record (offset 2)");
+    task.put(log.subList(3, log.size())); // the open transaction delivered again from its begin
+    assertEquals(List.of(1L, 2L), ids());
+  }
+
+  @Test
+  void aReplicaLockedPastTheBusyTimeoutIsRetriedFromItsLastCommit() throws Exception {
+    List<SinkRecord> log = log(3, "");
+    Pg2liteSinkTask task = start(Map.of());
+    task.put(log.subList(0, 3));
+    try (Connection other = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("replica.db"));
+        Statement s = other.createStatement()) {
+      s.execute("BEGIN IMMEDIATE"); // another process holds the write lock
+      context.offsets.clear();
+      RetriableException busy = assertThrows(RetriableException.class, () -> task.put(log.subList(3, 9)));
+      assertTrue(busy.getMessage().contains("SQLITE_BUSY"), busy.getMessage());
+      assertTrue(context.timeout > 0, "Connect waits before the retry");
+      assertEquals(3L, context.offsets.get(TP), "rewound to the record after the last commit");
+      context.offsets.clear();
+      task.put(log.subList(6, 9)); // Connect's retry of the failed call: passed over, rewound again
+      assertEquals(3L, context.offsets.get(TP));
+      s.execute("ROLLBACK");
+    }
+    task.put(log.subList(3, log.size())); // what the rewind delivers
+    assertEquals(List.of(1L, 2L, 3L), ids());
+  }
+
+  @Test
+  void aGapInTheLogStopsTheTaskAndAppliesNothingOfIt() throws Exception {
+    List<SinkRecord> log = log(2, "");
+    Pg2liteSinkTask task = start(Map.of());
+    task.put(log.subList(0, 3));
+    List<SinkRecord> afterGap = new ArrayList<>();
+    for (SinkRecord r : log.subList(6, 9)) {
+      afterGap.add(r.newRecord(r.topic(), r.kafkaPartition(), null, null, null, r.value(), r.timestamp(), r.headers()));
+    }
+    RuntimeException gap = assertThrows(RuntimeException.class, () -> task.put(afterGap));
+    assertFalse(gap instanceof RetriableException, "a gap does not heal by retrying");
+    assertTrue(gap.getMessage().startsWith("replica too far behind, resync"), gap.getMessage());
+    assertEquals(List.of(), ids(), "nothing after the gap was applied");
+  }
+
+  @Test
+  void aFullReplicaStopsTheTaskKeepsItsLastTransactionAndGoesOnWithMoreRoom() throws Exception {
+    ChangeMessages m = ChangeMessages.after("0/100").begin(1).change(Tables.createItem()).commit("0/200");
+    for (int i = 1; i <= 40; i++) {
+      m.begin(1 + i);
+      for (int k = 0; k < 50; k++) {
+        m.insert(Tables.ITEM, Row.of("id", Value.of(i * 1000 + k)));
+      }
+      m.commit("0/" + Integer.toHexString(0x200 + i * 16));
+    }
+    List<SinkRecord> log = new ArrayList<>();
+    long offset = 0;
+    for (ChangeLogEntry e : m.entries()) {
+      log.add(record(e, offset, offset));
+      offset++;
+    }
+    Pg2liteSinkTask first = start(Map.of());
+    first.put(log.subList(0, 3)); // the table
+    first.stop();
+    tasks.remove(first);
+    long pages;
+    try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("replica.db"));
+        Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA page_count")) {
+      rs.next();
+      pages = rs.getLong(1);
+    }
+    Pg2liteSinkTask small = start(Map.of("replica.max.size.bytes", Long.toString((pages + 6) * 4096)));
+    RuntimeException full = null;
+    for (int from = 3; from < log.size() && full == null; from += 52) {
+      try {
+        small.put(log.subList(from, Math.min(log.size(), from + 52)));
+      } catch (RuntimeException e) {
+        full = e;
+      }
+    }
+    assertInstanceOf(ApplyException.class, full, "a full replica is a permanent fault");
+    assertTrue(full.getMessage().contains("SQLITE_FULL"), full.getMessage());
+    List<Long> kept = ids();
+    assertFalse(kept.isEmpty(), "the transactions before the full one are kept");
+    assertEquals(0, kept.size() % 50, "whole transactions only");
+    small.stop();
+    tasks.remove(small);
+    Pg2liteSinkTask roomy = start(Map.of());
+    long next = context.offsets.get(TP);
+    roomy.put(log.subList((int) next, log.size()));
+    assertEquals(2000, ids().size(), "every row once, nothing lost, nothing twice");
+  }
+}
