@@ -1,6 +1,7 @@
 package io.pg2lite.testkit.connect;
 
 import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.postgres.PostgresServer;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -23,20 +24,26 @@ public final class ConnectorConfigs {
    */
   public static Map<String, String> source(TestStack stack, String name, String database, String prefix,
       String topic) {
+    return source(stack.postgres(), stack.kafka().bootstrapServers(), name, database, prefix, topic);
+  }
+
+  /** As {@link #source(TestStack, String, String, String, String)}, on a server of the test's own. */
+  public static Map<String, String> source(PostgresServer postgres, String bootstrapServers, String name,
+      String database, String prefix, String topic) {
     Map<String, String> c = new HashMap<>();
     c.put("name", name);
     c.put("connector.class", SOURCE_CLASS);
     c.put("tasks.max", "1");
     c.put("database.hostname", "localhost");
-    c.put("database.port", String.valueOf(stack.postgres().port()));
+    c.put("database.port", String.valueOf(postgres.port()));
     c.put("database.dbname", database);
-    c.put("database.user", stack.postgres().user());
-    c.put("database.password", stack.postgres().password());
+    c.put("database.user", postgres.user());
+    c.put("database.password", postgres.password());
     c.put("database.sslmode", "disable");
     c.put("slot.name", prefix + "_slot");
     c.put("publication.name", prefix + "_pub");
     c.put("topic", topic);
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    c.put("kafka.bootstrap.servers", bootstrapServers);
     c.put("exactly.once.support", "required");
     c.put("transaction.boundary", "connector");
     c.put("value.converter", BYTES);
@@ -46,12 +53,17 @@ public final class ConnectorConfigs {
 
   /** A sink replaying {@code topic} into {@code replica}, reading committed records only. */
   public static Map<String, String> sink(TestStack stack, String name, String topic, Path replica) {
+    return sink(stack.kafka().bootstrapServers(), name, topic, replica);
+  }
+
+  /** As {@link #sink(TestStack, String, String, Path)}, on a broker of the test's own. */
+  public static Map<String, String> sink(String bootstrapServers, String name, String topic, Path replica) {
     Map<String, String> c = new HashMap<>();
     c.put("name", name);
     c.put("connector.class", SINK_CLASS);
     c.put("topics", topic);
     c.put("replica.path", replica.toString());
-    c.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+    c.put("kafka.bootstrap.servers", bootstrapServers);
     c.put("value.converter", BYTES);
     c.put("key.converter", BYTES);
     c.put("consumer.override.isolation.level", "read_committed");

@@ -26,10 +26,27 @@ public final class WorkerProcess implements AutoCloseable {
   private final ConnectRestClient rest;
   private final Path gcLog;
 
-  private WorkerProcess(Process process, URI url, Path gcLog) {
+  private final String groupId;
+
+  private WorkerProcess(Process process, URI url, Path gcLog, String groupId) {
     this.process = process;
     this.rest = new ConnectRestClient(url);
     this.gcLog = gcLog;
+    this.groupId = groupId;
+  }
+
+  /** The Connect cluster (group.id) the worker belongs to. */
+  public String groupId() {
+    return groupId;
+  }
+
+  /**
+   * Kills the worker with SIGKILL, as a crash or the OOM killer would: no task stops, no Kafka
+   * transaction is aborted, no offset is flushed. Returns once the process is gone.
+   */
+  public void kill() throws InterruptedException {
+    process.destroyForcibly();
+    process.waitFor(30, TimeUnit.SECONDS);
   }
 
   /** Starts a distributed worker with {@code -Xmx<maxHeap>} on the given broker. */
@@ -40,11 +57,21 @@ public final class WorkerProcess implements AutoCloseable {
   /** As {@link #start(String, String, Path)}, with exactly-once source support on or off. */
   public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce)
       throws IOException {
+    return start(bootstrapServers, maxHeap, workDir, exactlyOnce, null);
+  }
+
+  /**
+   * As {@link #start(String, String, Path, boolean)}, joining the Connect cluster {@code group}
+   * (its config, offset and status topics): a worker started again in the group of one that was
+   * killed takes over its connectors with their stored offsets. Null: a new group of its own.
+   */
+  public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce,
+      String groupId) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    String group = "pg2lite-bench-" + port;
+    String group = groupId != null ? groupId : "pg2lite-bench-" + port;
     Path props = workDir.resolve("worker-" + port + ".properties");
     Files.writeString(props, String.join("\n",
         "bootstrap.servers=" + bootstrapServers, "group.id=" + group,
@@ -69,7 +96,7 @@ public final class WorkerProcess implements AutoCloseable {
         .redirectOutput(workDir.resolve("worker-" + port + ".log").toFile()).start();
     // A bench killed with Ctrl-C must not leave its worker behind.
     Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
-    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc);
+    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc, group);
     Await.until("worker process REST API on port " + port, Duration.ofSeconds(90), () -> {
       if (!p.isAlive()) {
         throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir);
@@ -109,7 +136,8 @@ public final class WorkerProcess implements AutoCloseable {
     pb.environment().putAll(environment);
     Process p = pb.start();
     Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
-    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc);
+    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc,
+        props.getProperty("group.id"));
     Await.until("worker process REST API on port " + port, Duration.ofSeconds(120), () -> {
       if (!p.isAlive()) {
         throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir.resolve("worker.log"));
