@@ -80,7 +80,15 @@ public class Pg2liteSinkConnector extends SinkConnector {
       try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
         for (String topic : topics.split(",")) {
           String t = topic.trim();
-          int partitions = admin.describeTopics(List.of(t)).allTopicNames().get().get(t).partitions().size();
+          int partitions;
+          try {
+            partitions = admin.describeTopics(List.of(t)).allTopicNames().get().get(t).partitions().size();
+          } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
+              continue; // not created yet: the source creates it on its first start, the sink waits for it
+            }
+            throw e;
+          }
           if (partitions != 1) {
             error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions
                 + " partitions; a change log has exactly one");

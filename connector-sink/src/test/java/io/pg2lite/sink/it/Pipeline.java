@@ -56,11 +56,32 @@ final class Pipeline implements AutoCloseable {
 
   /** Starts a sink connector writing {@code replica}; returns its name. */
   String startSink(String suffix, Path replica) {
+    return startSink(suffix, replica, Map.of());
+  }
+
+  /**
+   * As {@link #startSink(String, Path)}, with {@code changes} to the config: a null value
+   * removes the key.
+   */
+  String startSink(String suffix, Path replica, Map<String, String> changes) {
     String sink = name + "-sink-" + suffix;
-    worker.rest().putConnector(sink, sinkConfig(sink, replica));
+    worker.rest().putConnector(sink, sinkConfig(sink, replica, changes));
     worker.rest().awaitRunning(sink, WAIT);
     connectors.add(sink);
     return sink;
+  }
+
+  /** The sink config {@link #startSink(String, Path, Map)} uses. */
+  Map<String, String> sinkConfig(String sink, Path replica, Map<String, String> changes) {
+    Map<String, String> c = new java.util.HashMap<>(sinkConfig(sink, replica));
+    changes.forEach((k, v) -> {
+      if (v == null) {
+        c.remove(k);
+      } else {
+        c.put(k, v);
+      }
+    });
+    return c;
   }
 
   /** Rows of a Postgres query, values as text. */

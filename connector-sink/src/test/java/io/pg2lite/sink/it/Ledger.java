@@ -1,0 +1,129 @@
+package io.pg2lite.sink.it;
+
+import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.sqlite.SqliteFiles;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A workload whose replica can be audited for loss and duplication: table {@code acct(id, n)}
+ * where transactions insert new ids and add 1 to the counter {@code n} of existing ones. A
+ * transaction applied twice shows as a counter above Postgres', a lost one as a counter below it
+ * or a missing id: {@link #audit} counts both, row by row, against what Postgres holds.
+ */
+final class Ledger {
+  static final String CREATE = "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL, pad text)";
+  static final String PG_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
+  static final String LITE_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
+
+  /** Rows lost and rows applied twice (counter units and ids); both must be 0. */
+  record Audit(long lost, long twice, long rows) {
+    @Override
+    public String toString() {
+      return rows + " rows: " + lost + " lost, " + twice + " applied twice";
+    }
+  }
+
+  private final TestDatabase db;
+  private final Random random;
+  private final AtomicLong nextId = new AtomicLong(1);
+  final AtomicLong transactions = new AtomicLong();
+
+  Ledger(TestDatabase db, long seed) {
+    this.db = db;
+    this.random = new Random(seed);
+  }
+
+  /**
+   * Commits {@code count} small transactions (each: one new id, increments of up to three
+   * earlier ones) on a connection of its own; a failed one (Postgres restarting) is abandoned
+   * and the connection opened again, until {@code stop} is set.
+   */
+  void write(int count, AtomicBoolean stop) throws InterruptedException {
+    Connection c = null;
+    for (int t = 0; t < count && (stop == null || !stop.get()); ) {
+      try {
+        if (c == null) {
+          c = db.connect();
+          c.setAutoCommit(false);
+        }
+        try (Statement s = c.createStatement()) {
+          long id = nextId.getAndIncrement();
+          s.execute("INSERT INTO acct VALUES (" + id + ", 0, 'p" + id + "')");
+          for (int k = random.nextInt(4); k > 0; k--) {
+            s.execute("UPDATE acct SET n = n + 1 WHERE id = " + (1 + random.nextInt((int) id)));
+          }
+        }
+        c.commit();
+        transactions.incrementAndGet();
+        t++;
+      } catch (SQLException e) {
+        try {
+          if (c != null) {
+            c.close();
+          }
+        } catch (SQLException ignored) {
+          // the connection is gone already
+        }
+        c = null;
+        Thread.sleep(200);
+      }
+    }
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // closing a dead connection
+      }
+    }
+  }
+
+  /** One transaction inserting {@code rows} new ids: a large transaction for crash tests. */
+  void writeLarge(int rows) throws SQLException {
+    long first = nextId.getAndAdd(rows);
+    db.execute("INSERT INTO acct SELECT g, 0, repeat('x', 100) FROM generate_series(" + first + ", "
+        + (first + rows - 1) + ") g");
+    transactions.incrementAndGet();
+  }
+
+  /** Compares the replica's rows with Postgres', counting lost and twice-applied rows. */
+  Audit audit(Path replica) throws SQLException {
+    Map<Long, Long> pg = counters(db.connect());
+    Map<Long, Long> lite = counters(SqliteFiles.open(replica));
+    long lost = 0;
+    long twice = 0;
+    for (Map.Entry<Long, Long> e : pg.entrySet()) {
+      Long r = lite.get(e.getKey());
+      if (r == null) {
+        lost += 1 + e.getValue();
+      } else {
+        lost += Math.max(0, e.getValue() - r);
+        twice += Math.max(0, r - e.getValue());
+      }
+    }
+    for (Map.Entry<Long, Long> e : lite.entrySet()) {
+      if (!pg.containsKey(e.getKey())) {
+        twice += 1 + e.getValue();
+      }
+    }
+    return new Audit(lost, twice, pg.size());
+  }
+
+  private static Map<Long, Long> counters(Connection c) throws SQLException {
+    try (c; Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT id, n FROM acct")) {
+      Map<Long, Long> out = new HashMap<>();
+      while (rs.next()) {
+        out.put(rs.getLong(1), rs.getLong(2));
+      }
+      return out;
+    }
+  }
+}
