@@ -236,7 +236,7 @@ public final class ReplicaSchema {
   }
 
   private void addColumn(LiteTable t, String column, ColumnSpec spec, BackfillId backfill) throws SQLException {
-    String dflt = backfill == null ? SqliteDefault.of(spec) : null;
+    String dflt = backfill == null ? SqliteDefault.of(column, spec) : null;
     exec("ALTER TABLE " + SqlNames.quote(t.name) + " ADD COLUMN " + SqlNames.quote(column) + " "
         + SqlNames.quote(LiteTypes.declared(spec)) + (dflt == null ? "" : " DEFAULT " + dflt));
     insertColumnMetadata(t, column, spec, backfill);

@@ -112,8 +112,9 @@ class ExactValuesTest {
   }
 
   /**
-   * An added column's constant default (as pg_get_expr prints it), and the value the live stream
-   * carries for a row holding the same value: both must be stored alike.
+   * An added column's constant default (as pg_get_expr prints it, which older sources sent, and
+   * in the wire form of ConstantDefault), and the value the live stream carries for a row holding
+   * the same value: both must be stored alike.
    */
   static Stream<Arguments> defaults() {
     return Stream.of(
@@ -136,7 +137,24 @@ class ExactValuesTest {
         Arguments.of("bool", null, "true", Value.of(true)),
         // The source accepts a cast boolean constant (a domain over bool prints one); the sink threw.
         Arguments.of("bool", null, "false::boolean", Value.of(false)),
-        Arguments.of("bool", null, "true::boolean", Value.of(true)));
+        Arguments.of("bool", null, "true::boolean", Value.of(true)),
+        // The same constants in the wire form of ConstantDefault (what the source sends now).
+        Arguments.of("text[]", "b", "'{\"a\",\"b c\",NULL}'",
+            new Value.Array(List.of(Value.of("a"), Value.of("b c"), Value.NULL))),
+        Arguments.of("float8[]", "b", "'{-0.0,\"NaN\",1.5}'",
+            new Value.Array(List.of(new Value.Float(-0.0), Value.of("NaN"), new Value.Float(1.5)))),
+        Arguments.of("float8", null, "-0.0", new Value.Float(-0.0)),
+        Arguments.of("float8", null, "'NaN'", Value.of("NaN")),
+        Arguments.of("float8", null, "'-Infinity'", Value.of("-Infinity")),
+        Arguments.of("float8", null, "1.0E300", new Value.Float(1e300)),
+        Arguments.of("float4", null, "0.1", new Value.Float((double) 0.1f)),
+        Arguments.of("numeric", null, "1.50", Value.of("1.50")),
+        Arguments.of("numeric", null, "'NaN'", Value.of("NaN")),
+        Arguments.of("text", null, "'it''s'", Value.of("it's")),
+        Arguments.of("text", null, "'true'", Value.of("true")),
+        Arguments.of("int8", null, "-1", Value.of(-1)),
+        Arguments.of("int4", null, "'7'::integer", Value.of(7)),
+        Arguments.of("bool", null, "false", Value.of(false)));
   }
 
   @ParameterizedTest(name = "{0} DEFAULT {2}")

@@ -1,6 +1,7 @@
 package io.pg2lite.source.schema;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
+import io.pg2lite.protocol.schema.ConstantDefault;
 import io.pg2lite.protocol.schema.IndexSpec;
 import io.pg2lite.protocol.schema.Relation;
 import io.pg2lite.protocol.schema.ReplicaIdentity;
@@ -31,8 +32,19 @@ public final class ProtocolSpecs {
     return new TableSpec(t.schema(), t.name(), columns, primaryKey);
   }
 
+  /**
+   * The column's spec; its {@code dflt} is the default in the protocol's wire form when it is a
+   * constant the replica can take ({@link ConstantDefault}), else absent.
+   */
   public static ColumnSpec columnSpec(PublishedSchema.Column c) {
-    return new ColumnSpec(c.pos(), c.dataType(), c.typeClass(), c.elemTypeClass(), c.maxLength(), c.notNull(), c.dflt());
+    ColumnSpec spec = new ColumnSpec(c.pos(), c.dataType(), c.typeClass(), c.elemTypeClass(), c.maxLength(),
+        c.notNull(), null);
+    return spec.withDflt(ConstantDefault.wireForm(c.dflt(), spec, c.typmod()));
+  }
+
+  /** Whether the column's default lets the replica do without a backfill of an added column. */
+  static boolean hasConstantDefault(PublishedSchema.Column c) {
+    return ConstantDefault.isConstant(c.dflt(), columnSpec(c), c.typmod());
   }
 
   /** The row-key columns of {@code t} (empty when it has none). */

@@ -24,7 +24,8 @@ import java.util.Set;
  * <p>Backfill rules: a table that enters the publication other than by being created empty
  * (ALTER PUBLICATION ... ADD TABLE, CREATE TABLE AS, a move into a published schema) is
  * backfilled whole; an added column is backfilled when its default cannot be expressed on the
- * replica ({@link SqliteDefaults}) or when it appears through ALTER PUBLICATION.
+ * replica ({@link io.pg2lite.protocol.schema.ConstantDefault}) or when it appears through ALTER
+ * PUBLICATION.
  *
  * <p>A column whose type changed is copied again (ADR 0008): Postgres rewrote every value with
  * the command's {@code USING} expression, which the replica cannot evaluate (SQLite's own
@@ -161,7 +162,7 @@ public final class SchemaDiff {
 
   /** Whether a column that is new on a kept table gets its values from a backfill. */
   private static boolean addedWithBackfill(PublishedSchema.Column c, String tag) {
-    return tag.equals("ALTER PUBLICATION") || !SqliteDefaults.canExpress(c);
+    return tag.equals("ALTER PUBLICATION") || !ProtocolSpecs.hasConstantDefault(c);
   }
 
   /**

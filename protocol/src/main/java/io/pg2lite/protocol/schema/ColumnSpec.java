@@ -11,8 +11,11 @@ import java.util.Objects;
  * @param elemPgTypeClass the element type's typtype for arrays, or null
  * @param characterMaximumLength varchar(n)/char(n) length, or null
  * @param notNull whether the column is NOT NULL, or null when unknown
- * @param dflt the default expression as pg_get_expr prints it, or null (also null when the
- *     column is backfilled: the backfill, not the default, supplies existing rows' values)
+ * @param dflt the default when it is a constant the replica can take, in the wire form of
+ *     {@link ConstantDefault} ({@code 'abc'}, {@code -1}, {@code true}); older sources sent
+ *     pg_get_expr's text ({@code 'abc'::text}), which {@link ConstantDefault#valueOf} reads too.
+ *     Null when there is none, when it is not such a constant and when the column is backfilled
+ *     (the backfill, not the default, supplies existing rows' values)
  */
 public record ColumnSpec(
     int pos,

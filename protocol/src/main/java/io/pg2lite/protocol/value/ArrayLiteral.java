@@ -8,10 +8,11 @@ import java.util.List;
  * prints a column default such as {@code '{a,"b c",NULL}'::text[]}) read as the change log's value
  * of that array: the {@link Value.Array} the live stream would carry for a row holding it.
  *
- * <p>Used for constant defaults of added array columns: the source sends such a default instead of
- * a backfill only when this class can read it ({@link #supports}), and the sink stores exactly the
- * value read here, so rows that got the default when the column was added and rows written later
- * hold the same text (invariant: one array, one stored form).
+ * <p>Used for constant defaults of array columns ({@code io.pg2lite.protocol.schema.ConstantDefault}):
+ * the source sends such a default instead of a backfill only when this class can read it
+ * ({@link #supports}), and the sink stores exactly the value read here, so rows that got the
+ * default when the column was added and rows written later hold the same text (invariant: one
+ * array, one stored form).
  *
  * <p>Only element types whose Postgres text is also their change-log value, or reads as it
  * exactly, are supported: integers, floats, booleans, numeric and text-like types. Others
@@ -59,6 +60,45 @@ public final class ArrayLiteral {
       throw p.error("text after the array");
     }
     return out;
+  }
+
+  /**
+   * {@code array}, a value {@link #parse} gave for elements of {@code elementType}, as Postgres
+   * array text that {@link #parse} reads back as the same value: text elements always quoted
+   * (so the text {@code NULL} stays text), floats in Java's shortest exact form (a float4 as the
+   * float it widened from), NULL unquoted.
+   */
+  public static String text(Value.Array array, String elementType, String elemTypeClass) {
+    Kind kind = kind(elementType, elemTypeClass);
+    if (kind == null) {
+      throw new IllegalArgumentException("arrays of " + elementType + " cannot be read from their text exactly");
+    }
+    StringBuilder sb = new StringBuilder();
+    write(sb, array, kind);
+    return sb.toString();
+  }
+
+  private static void write(StringBuilder sb, Value.Array array, Kind kind) {
+    sb.append('{');
+    for (int n = 0; n < array.elements().size(); n++) {
+      Value e = array.elements().get(n);
+      sb.append(n > 0 ? "," : "");
+      if (e instanceof Value.Array a) {
+        write(sb, a, kind);
+      } else if (e instanceof Value.Null) {
+        sb.append("NULL");
+      } else if (e instanceof Value.Int i) {
+        sb.append(i.value());
+      } else if (e instanceof Value.Float f) {
+        sb.append(kind == Kind.FLOAT4 ? Float.toString((float) f.value()) : Double.toString(f.value()));
+      } else if (e instanceof Value.Bool b) {
+        sb.append(b.value());
+      } else {
+        String t = ((Value.Text) e).value();
+        sb.append('"').append(t.replace("\\", "\\\\").replace("\"", "\\\"")).append('"');
+      }
+    }
+    sb.append('}');
   }
 
   private static Kind kind(String type, String typeClass) {

@@ -78,7 +78,7 @@ public final class ProtocolExamples {
         new BackfillId(4)));
     put(m, PRE_COMMIT, 9, new SchemaChange.UpdateColumn(new QualifiedName("public", "issue"),
         new Column("title", new ColumnSpec(2, "varchar", "b", null, 50, false, null)),
-        new Column("headline", new ColumnSpec(2, "text", "b", null, null, true, "'untitled'::text"))));
+        new Column("headline", new ColumnSpec(2, "text", "b", null, null, true, "'untitled'"))));
     put(m, PRE_COMMIT, 10, new SchemaChange.DropColumn(new QualifiedName("public", "issue"), "legacy"));
     put(m, PRE_COMMIT, 11, new SchemaChange.DropTable(new QualifiedName("public", "scratch")));
     Map<String, SortDirection> idx = new LinkedHashMap<>();
@@ -109,7 +109,7 @@ public final class ProtocolExamples {
     Map<String, ColumnSpec> c = new LinkedHashMap<>();
     c.put("id", new ColumnSpec(1, "text", "b", null, null, true, null));
     c.put("title", new ColumnSpec(2, "varchar", "b", null, 50, false, null));
-    c.put("tags", new ColumnSpec(3, "text[]", "b", "b", null, false, "'{}'::text[]"));
+    c.put("tags", new ColumnSpec(3, "text[]", "b", "b", null, false, "'{}'"));
     return c;
   }
 
