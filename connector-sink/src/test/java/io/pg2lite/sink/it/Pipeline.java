@@ -115,6 +115,11 @@ final class Pipeline implements AutoCloseable {
    * twice in memory); returns the first difference, or null when they are equal.
    */
   String firstDifference(Path replica, String pgSql, String liteSql) throws SQLException {
+    return firstDifference(db, replica, pgSql, liteSql);
+  }
+
+  /** As {@link #firstDifference(Path, String, String)}, for a database outside a pipeline. */
+  static String firstDifference(TestDatabase db, Path replica, String pgSql, String liteSql) throws SQLException {
     try (Connection pg = db.connect(); Connection lite = SqliteFiles.open(replica)) {
       pg.setAutoCommit(false);
       try (Statement ps = pg.createStatement(); Statement ls = lite.createStatement()) {
@@ -176,11 +181,16 @@ final class Pipeline implements AutoCloseable {
 
   /** Waits until {@link #firstDifference} finds none. */
   void awaitSame(Path replica, String pgSql, String liteSql, Duration timeout) {
+    awaitSame(db, replica, pgSql, liteSql, timeout);
+  }
+
+  /** As {@link #awaitSame(Path, String, String, Duration)}, for a database outside a pipeline. */
+  static void awaitSame(TestDatabase db, Path replica, String pgSql, String liteSql, Duration timeout) {
     String[] last = {null};
     try {
       Await.until("replica " + replica.getFileName() + " equal to Postgres", timeout, () -> {
         try {
-          last[0] = firstDifference(replica, pgSql, liteSql);
+          last[0] = firstDifference(db, replica, pgSql, liteSql);
         } catch (SQLException e) {
           last[0] = e.getMessage();
         }
