@@ -84,6 +84,32 @@ public class Pg2liteSourceTask extends SourceTask {
     transactions = context.transactionContext();
     startUpRetries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
         Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    ensureTopicsBeforeRunning();
+  }
+
+  /**
+   * Creates the change-log and heartbeat topics (if missing) before Connect reports the task
+   * RUNNING, when Kafka answers: a sink registered once the source runs validates that its topic
+   * exists, and with the rest of the start-up in {@link #poll} nothing else would have created it
+   * yet. Best effort: a transient fault (the broker down) is left to {@link #startUp}, which
+   * ensures the topics again and retries; the attempt here waits at most about 15 s for Kafka.
+   * A permanent fault (a topic with more than one partition, topic.create=false and no topic)
+   * fails the task here, as it would in start-up.
+   */
+  private void ensureTopicsBeforeRunning() {
+    Map<String, Object> props = new java.util.HashMap<>(config.kafkaClientProps);
+    props.putIfAbsent("default.api.timeout.ms", "15000");
+    props.putIfAbsent("request.timeout.ms", "10000");
+    try {
+      ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, props);
+      topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
+      topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
+    } catch (RuntimeException e) {
+      if (!Failures.isTransient(e)) {
+        throw e;
+      }
+      LOG.warn("Cannot check the change-log topics yet ({}); start-up will try again", e.getMessage());
+    }
   }
 
   /**

@@ -1,5 +1,6 @@
 package io.pg2lite.source.debezium;
 
+import io.debezium.connector.common.DebeziumTaskState;
 import io.pg2lite.connect.failure.Backoff;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
@@ -11,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
 import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.slf4j.Logger;
@@ -97,6 +99,16 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     } catch (RuntimeException e) {
       stopQuietly(created);
       throw e;
+    }
+    if (created.getTaskState() == DebeziumTaskState.RESTARTING) {
+      // Debezium's start() swallows a retriable failure (Postgres still down: "Failed to start
+      // connector, will re-attempt during polling") and would start itself again from a poll
+      // after retriable.restart.connector.wait.ms (10 s), reading its position from the offset
+      // reader, which by then answers with the stored offsets, not with resumePosition. Treat it
+      // as the failed start it is, so that the restart is ours: from the resume position, on our
+      // backoff.
+      stopQuietly(created);
+      throw new RetriableException("Debezium's Postgres task could not start (see its warning just before)");
     }
     offsets.answerFrom(storedOffset);
     running = true;

@@ -1,0 +1,376 @@
+package io.pg2lite.sink.it;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.QueryRows;
+import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.connect.ConnectorConfigs;
+import io.pg2lite.testkit.connect.ConnectorStatus;
+import io.pg2lite.testkit.postgres.PostgresServer;
+import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.sqlite.SqliteFiles;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A pipeline for fault tests: table {@code acct(id int primary key, n int not null)} in a database
+ * of the given Postgres, a source and a sink on the given worker and broker, a {@link Writer} that
+ * keeps writing through Postgres restarts, a {@link StatusWatch} that remembers any FAILED state,
+ * and {@link #assertConverged} that counts what was lost and what was applied twice.
+ *
+ * <p>The servers belong to the test (a test stops only servers of its own); this fixture owns the
+ * database, the connectors and the replica file and removes them on close.
+ */
+final class FaultPipeline implements AutoCloseable {
+  static final Duration WAIT = Duration.ofSeconds(90);
+  static final Duration CONVERGE = Duration.ofSeconds(120);
+  static final String ROWS = "SELECT id, n FROM acct ORDER BY id";
+
+  final PostgresServer postgres;
+  final String bootstrap;
+  final ConnectWorker worker;
+  final TestDatabase db;
+  final String name;
+  final String topic;
+  final String source;
+  final String sink;
+  final SqliteFiles files;
+  final Path replica;
+  private final List<String> connectors = new ArrayList<>();
+
+  FaultPipeline(PostgresServer postgres, String bootstrap, ConnectWorker worker, String name, String topic)
+      throws Exception {
+    this.postgres = postgres;
+    this.bootstrap = bootstrap;
+    this.worker = worker;
+    this.name = name;
+    this.topic = topic;
+    this.db = postgres.newDatabase(name);
+    this.source = name + "-source";
+    this.sink = name + "-sink";
+    this.files = new SqliteFiles();
+    this.replica = files.newFile("replica");
+    db.execute("CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL)",
+        "CREATE PUBLICATION " + name + "_pub FOR TABLE acct");
+  }
+
+  /** Starts the source and the sink and waits until both run. */
+  void start() {
+    Map<String, String> s = ConnectorConfigs.source(postgres, bootstrap, source, db.name(), name, topic);
+    s.put("heartbeat.interval.ms", "1000");
+    worker.rest().putConnector(source, s);
+    connectors.add(source);
+    worker.rest().awaitRunning(source, WAIT);
+    worker.rest().putConnector(sink, ConnectorConfigs.sink(bootstrap, sink, topic, replica));
+    connectors.add(sink);
+    worker.rest().awaitRunning(sink, WAIT);
+  }
+
+  /** Rows of {@code acct} in the replica (0 while its table does not exist yet). */
+  long replicaRows() {
+    try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM acct")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      return 0;
+    }
+  }
+
+  /** Waits until the replica holds more than {@code rows} rows of acct: the pipeline is moving. */
+  void awaitReplicaRowsAbove(long rows, Duration timeout) {
+    Await.until("more than " + rows + " rows in the replica", timeout, () -> replicaRows() > rows);
+  }
+
+  Writer startWriter(long seed) {
+    Writer w = new Writer(seed);
+    w.thread.start();
+    return w;
+  }
+
+  StatusWatch watch() {
+    StatusWatch w = new StatusWatch(List.of(source, sink));
+    w.thread.start();
+    return w;
+  }
+
+  /**
+   * Waits (up to {@link #CONVERGE}) until the replica equals Postgres, then counts, whatever the
+   * wait gave: lost = ids missing in the replica + increments missing; twice = ids that Postgres
+   * does not hold + increments applied more than once. Both must be 0, then every row must be
+   * equal cell by cell.
+   */
+  void assertConverged() throws SQLException {
+    AssertionError timeout = null;
+    try {
+      Await.until("replica equal to Postgres", CONVERGE, () -> {
+        try {
+          return pgRows().equals(liteRows());
+        } catch (SQLException e) {
+          return false;
+        }
+      });
+    } catch (AssertionError e) {
+      timeout = e;
+    }
+    Map<Long, Long> pg = counts(pgRows());
+    Map<Long, Long> lite;
+    try {
+      lite = counts(liteRows());
+    } catch (SQLException e) {
+      lite = Map.of(); // no acct table in the replica at all
+    }
+    long lost = 0;
+    long twice = 0;
+    long missingIds = 0;
+    long extraIds = 0;
+    Set<Long> ids = new HashSet<>(pg.keySet());
+    ids.addAll(lite.keySet());
+    for (long id : ids) {
+      Long p = pg.get(id);
+      Long r = lite.get(id);
+      if (r == null) {
+        lost++;
+        missingIds++;
+      } else if (p == null) {
+        twice++;
+        extraIds++;
+      } else {
+        lost += Math.max(0, p - r);
+        twice += Math.max(0, r - p);
+      }
+    }
+    String summary = "Postgres " + pg.size() + " rows, replica " + lite.size() + " rows; ids missing in the replica "
+        + missingIds + ", extra ids " + extraIds + (timeout == null ? "" : "; " + timeout.getMessage());
+    System.out.printf("%s: %s; lost %d, applied twice %d%n", name, summary, lost, twice);
+    assertEquals(0, lost, "rows (and increments) lost: " + summary);
+    assertEquals(0, twice, "rows (and increments) applied twice: " + summary);
+    assertEquals(pgRows(), liteRows(), "every row of the replica equal to Postgres");
+    if (timeout != null) {
+      throw timeout;
+    }
+  }
+
+  private List<List<String>> pgRows() throws SQLException {
+    try (Connection c = db.connect()) {
+      return QueryRows.of(c, ROWS);
+    }
+  }
+
+  private List<List<String>> liteRows() throws SQLException {
+    try (Connection c = SqliteFiles.open(replica)) {
+      return QueryRows.of(c, ROWS);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException ignored) {
+        // the connection is gone already
+      }
+    }
+  }
+
+  private static Map<Long, Long> counts(List<List<String>> rows) {
+    Map<Long, Long> out = new HashMap<>(rows.size() * 2);
+    for (List<String> r : rows) {
+      out.put(Long.parseLong(r.get(0)), Long.parseLong(r.get(1)));
+    }
+    return out;
+  }
+
+  /**
+   * Small transactions on acct from one connection of its own, until closed: a new id (n = 0)
+   * every third transaction or so, and one to three {@code n = n + 1} on random existing ids. On an
+   * SQLException (Postgres restarting, killed, down) it drops the connection and connects again,
+   * as an application would; whether the failed commit landed does not matter, the expected state
+   * is what Postgres holds at the end.
+   */
+  final class Writer implements AutoCloseable {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicLong commits = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private final AtomicReference<Throwable> error = new AtomicReference<>();
+    private final Thread thread;
+
+    private Writer(long seed) {
+      thread = new Thread(() -> run(seed), name + "-writer");
+      thread.setDaemon(true);
+    }
+
+    private void run(long seed) {
+      Random random = new Random(seed);
+      int next = 1;
+      Connection c = null;
+      try {
+        while (!stop.get()) {
+          try {
+            if (c == null) {
+              c = connect();
+              c.setAutoCommit(false);
+            }
+            try (Statement s = c.createStatement()) {
+              if (next == 1 || random.nextInt(3) == 0) {
+                s.executeUpdate("INSERT INTO acct VALUES (" + next++ + ", 0)");
+              }
+              for (int i = random.nextInt(3); i >= 0; i--) {
+                s.executeUpdate("UPDATE acct SET n = n + 1 WHERE id = " + (1 + random.nextInt(next - 1)));
+              }
+            }
+            c.commit();
+            commits.incrementAndGet();
+            Thread.sleep(3);
+          } catch (SQLException e) {
+            failures.incrementAndGet();
+            closeQuietly(c);
+            c = null;
+            Thread.sleep(200);
+          }
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      } catch (RuntimeException e) {
+        error.set(e);
+      } finally {
+        closeQuietly(c);
+      }
+    }
+
+    private Connection connect() throws SQLException {
+      Properties props = new Properties();
+      props.setProperty("user", postgres.user());
+      props.setProperty("password", postgres.password());
+      props.setProperty("connectTimeout", "5");
+      props.setProperty("socketTimeout", "30");
+      return DriverManager.getConnection(db.jdbcUrl(), props);
+    }
+
+    long commits() {
+      return commits.get();
+    }
+
+    long failures() {
+      return failures.get();
+    }
+
+    /** Waits until {@code more} further transactions have committed. */
+    void awaitCommits(long more, Duration timeout) {
+      long target = commits() + more;
+      Await.until(more + " more writer commits", timeout, () -> commits() >= target);
+    }
+
+    /** Stops and joins the writer; fails if it died of anything but an SQLException. */
+    @Override
+    public void close() throws InterruptedException {
+      stop.set(true);
+      thread.join(60_000);
+      if (error.get() != null) {
+        throw new AssertionError("the writer died", error.get());
+      }
+    }
+  }
+
+  /** Polls the connectors' status every 200 ms and remembers the first FAILED state seen. */
+  final class StatusWatch implements AutoCloseable {
+    private final List<String> names;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicReference<String> failure = new AtomicReference<>();
+    private final Map<String, String> lastTaskState = new TreeMap<>();
+    private final AtomicLong polls = new AtomicLong();
+    private final Thread thread;
+
+    private StatusWatch(List<String> names) {
+      this.names = names;
+      thread = new Thread(this::run, name + "-status-watch");
+      thread.setDaemon(true);
+    }
+
+    private void run() {
+      while (!stop.get()) {
+        for (String n : names) {
+          try {
+            ConnectorStatus s = worker.rest().status(n);
+            synchronized (lastTaskState) {
+              lastTaskState.put(n, s.state() + "/" + s.tasks().stream().map(ConnectorStatus.TaskStatus::state).toList());
+            }
+            if (s.failure() != null) {
+              failure.compareAndSet(null, s.failure());
+            }
+          } catch (RuntimeException e) {
+            // REST unavailable for a moment (rebalance): try again at the next poll
+          }
+        }
+        polls.incrementAndGet();
+        try {
+          Thread.sleep(200);
+        } catch (InterruptedException e) {
+          return;
+        }
+      }
+    }
+
+    /** The first FAILED state seen (with its trace), or null. */
+    String failure() {
+      return failure.get();
+    }
+
+    long polls() {
+      return polls.get();
+    }
+
+    String lastStates() {
+      synchronized (lastTaskState) {
+        return lastTaskState.toString();
+      }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop.set(true);
+      thread.interrupt();
+      thread.join(10_000);
+    }
+  }
+
+  @Override
+  public void close() throws Exception {
+    for (String c : connectors) {
+      try {
+        if (worker.rest().connectors().contains(c)) {
+          worker.rest().delete(c);
+        }
+      } catch (RuntimeException e) {
+        System.out.println(name + ": could not delete connector " + c + ": " + e);
+      }
+    }
+    try {
+      Await.until("connectors of " + name + " gone", WAIT,
+          () -> worker.rest().connectors().stream().noneMatch(connectors::contains));
+    } finally {
+      if (postgres.isRunning()) {
+        db.close();
+      }
+      files.close();
+    }
+  }
+}
