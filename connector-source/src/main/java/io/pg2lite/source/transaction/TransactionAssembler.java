@@ -174,9 +174,16 @@ public final class TransactionAssembler {
     open = null;
     Watermark commit = Watermark.fromLsn(e.commitLsn());
     if (!commit.isAfter(position.lastCommit())) {
-      // Already written before a restart (same LSN, same watermarks): consumers would drop it too.
-      LOG.warn("Skipping transaction {} committed at {} ({}): not after the last commit written, {}", tx.txId,
-          e.commitLsn(), commit, position.lastCommit());
+      // Already written before a restart. Its begin and changes went out under the pre-commit
+      // watermark after the last commit, which consumers do not skip: close them with a rollback
+      // so nothing of the repeat is applied, and leave the position where it is.
+      LOG.warn("Transaction {} committed at {} ({}) was written before: not after the last commit written, {}; "
+          + "{}", tx.txId, e.commitLsn(), commit, position.lastCommit(), tx.begun ? "rolling back its repeat" : "skipped");
+      if (tx.begun) {
+        out.add(new Emitted(new ChangeLogEntry(tx.watermark, tx.pos + 1, new Rollback("transaction " + tx.txId
+            + " was sent again by the replication stream after its commit at " + commit + " was written")),
+            position, true));
+      }
       return;
     }
     position = position.after(commit, e.position(), schema.currentId());

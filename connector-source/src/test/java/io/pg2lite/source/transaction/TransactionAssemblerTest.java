@@ -162,6 +162,18 @@ class TransactionAssemblerTest {
     assertEquals(pre, again.get(0).entry().watermark());
   }
 
+  /** A transaction sent again after its commit was written: the repeat is rolled back, not left open. */
+  @Test
+  void aRepeatOfAWrittenTransactionIsRolledBack() {
+    feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), end(7, "0/2000"));
+    List<Emitted> repeat = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), end(7, "0/2000"));
+    assertEquals(List.of(MessageKind.BEGIN, MessageKind.DATA, MessageKind.ROLLBACK),
+        repeat.stream().map(e -> e.entry().kind()).toList());
+    assertEquals(Watermark.fromLsn("0/2000"), repeat.get(2).position().lastCommit(), "the position stays");
+    List<Emitted> next = feed(new ReplicationEvent.TxBegin(8, null), insert(8, 2), end(8, "0/3000"));
+    assertEquals(MessageKind.BEGIN, next.get(0).entry().kind(), "the log is between transactions again");
+  }
+
   @Test
   void aBeginInsideAnOpenTransactionThatWroteNothingWritesNoRollback() {
     assertEquals(List.of(), feed(new ReplicationEvent.TxBegin(7, null)));
