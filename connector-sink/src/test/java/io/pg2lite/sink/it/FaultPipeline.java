@@ -19,12 +19,10 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -138,26 +136,12 @@ final class FaultPipeline implements AutoCloseable {
     } catch (SQLException e) {
       lite = Map.of(); // no acct table in the replica at all
     }
-    long lost = 0;
-    long twice = 0;
-    long missingIds = 0;
-    long extraIds = 0;
-    Set<Long> ids = new HashSet<>(pg.keySet());
-    ids.addAll(lite.keySet());
-    for (long id : ids) {
-      Long p = pg.get(id);
-      Long r = lite.get(id);
-      if (r == null) {
-        lost++;
-        missingIds++;
-      } else if (p == null) {
-        twice++;
-        extraIds++;
-      } else {
-        lost += Math.max(0, p - r);
-        twice += Math.max(0, r - p);
-      }
-    }
+    Ledger.Audit audit = Ledger.compare(pg, lite);
+    long lost = audit.lost();
+    long twice = audit.twice();
+    Map<Long, Long> liteIds = lite;
+    long missingIds = pg.keySet().stream().filter(id -> !liteIds.containsKey(id)).count();
+    long extraIds = lite.keySet().stream().filter(id -> !pg.containsKey(id)).count();
     String summary = "Postgres " + pg.size() + " rows, replica " + lite.size() + " rows; ids missing in the replica "
         + missingIds + ", extra ids " + extraIds + (timeout == null ? "" : "; " + timeout.getMessage());
     System.out.printf("%s: %s; lost %d, applied twice %d%n", name, summary, lost, twice);

@@ -96,8 +96,16 @@ final class Ledger {
 
   /** Compares the replica's rows with Postgres', counting lost and twice-applied rows. */
   Audit audit(Path replica) throws SQLException {
-    Map<Long, Long> pg = counters(db.connect());
-    Map<Long, Long> lite = counters(SqliteFiles.open(replica));
+    return compare(counters(db.connect()), counters(SqliteFiles.open(replica)));
+  }
+
+  /**
+   * Counts what the replica lost and applied twice, from the counter {@code n} of each id in
+   * Postgres ({@code pg}) and in the replica ({@code lite}): a missing id is lost with all its
+   * increments, an extra one applied twice, and each counter below or above Postgres' counts its
+   * difference.
+   */
+  static Audit compare(Map<Long, Long> pg, Map<Long, Long> lite) {
     long lost = 0;
     long twice = 0;
     for (Map.Entry<Long, Long> e : pg.entrySet()) {

@@ -205,7 +205,14 @@ class ReplicaFaultsIT {
       List<List<String>> rows = Pipeline.replica(replica, "SELECT count(*) FROM acct WHERE id > 50");
       assertEquals(0, Long.parseLong(rows.get(0).get(0)) % 500, "whole transactions only: " + rows);
       p.worker.rest().putConnector(sink, p.sinkConfig(sink, replica, Map.of("replica.max.size.bytes", "0")));
-      p.worker.rest().restart(sink);
+      Await.until("the task restarted with the new config", WAIT, () -> {
+        try {
+          p.worker.rest().restart(sink);
+          return true;
+        } catch (io.pg2lite.testkit.connect.ConnectRestClient.RestException e) {
+          return false; // 409 while the worker still applies the config change
+        }
+      });
       Await.until("the sink running again with room", WAIT, () -> p.worker.rest().status(sink).isRunning());
       awaitAudited(p, ledger, replica);
     }
@@ -228,8 +235,10 @@ class ReplicaFaultsIT {
       String sink = p.startSink("r", replica, noAdmin);
       ledger.write(20, null);
       p.awaitSame(replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT);
+      settledOffset(replica);
       p.worker.rest().delete(sink);
       Await.until("sink gone", WAIT, () -> !p.worker.rest().connectors().contains(sink));
+      settledOffset(replica); // its task may still finish a batch after the connector is gone
       List<List<String>> before = Pipeline.replica(replica, Ledger.LITE_ROWS);
       List<List<String>> state = Pipeline.replica(replica, "SELECT * FROM \"_pg2lite.state\"");
       ledger.write(30, null);
@@ -262,8 +271,9 @@ class ReplicaFaultsIT {
           "INSERT INTO odd VALUES (4, 'four', false)", "UPDATE odd SET \"" + odd + "\" = 'uno' WHERE id = 1");
       p.awaitSame(replica, "SELECT id, \"" + odd + "\", CASE WHEN flag THEN 1 ELSE 0 END FROM odd ORDER BY id",
           "SELECT id, \"" + odd + "\", flag FROM odd ORDER BY id", WAIT);
-      List<List<String>> names = Pipeline.replica(replica, "SELECT name FROM pragma_table_info('odd') ORDER BY cid");
-      assertEquals(List.of(List.of("id"), List.of(odd), List.of("flag")), names.subList(0, 3));
+      List<List<String>> names = Pipeline.replica(replica, "SELECT name FROM pragma_table_info('odd') "
+          + "WHERE name <> '_0_version' ORDER BY cid");
+      assertEquals(List.of(List.of("id"), List.of(odd), List.of("flag")), names);
       com.fasterxml.jackson.core.JsonFactory json = new com.fasterxml.jackson.core.JsonFactory();
       for (List<String> row : Pipeline.replica(replica, "SELECT row_key, upstream_metadata FROM \"_pg2lite.tables\"")) {
         for (String text : row) {
