@@ -84,39 +84,22 @@ public class Pg2liteSourceTask extends SourceTask {
     transactions = context.transactionContext();
     startUpRetries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
         Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
-    ensureTopicsBeforeRunning();
-  }
-
-  /**
-   * Creates the change-log and heartbeat topics (if missing) before Connect reports the task
-   * RUNNING, when Kafka answers: a sink registered once the source runs validates that its topic
-   * exists, and with the rest of the start-up in {@link #poll} nothing else would have created it
-   * yet. Best effort: a transient fault (the broker down) is left to {@link #startUp}, which
-   * ensures the topics again and retries; the attempt here waits at most about 15 s for Kafka.
-   * A permanent fault (a topic with more than one partition, topic.create=false and no topic)
-   * fails the task here, as it would in start-up.
-   */
-  private void ensureTopicsBeforeRunning() {
-    Map<String, Object> props = new java.util.HashMap<>(config.kafkaClientProps);
-    props.putIfAbsent("default.api.timeout.ms", "15000");
-    props.putIfAbsent("request.timeout.ms", "10000");
     try {
-      ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, props);
-      topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
-      topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
-    } catch (RuntimeException e) {
-      if (!Failures.isTransient(e)) {
-        throw e;
-      }
-      LOG.warn("Cannot check the change-log topics yet ({}); start-up will try again", e.getMessage());
+      // The first attempt before Connect reports the task RUNNING, so that, as long as nothing is
+      // down, RUNNING means the topics and the slot exist: a sink registered next validates its
+      // topic, and a write made next is streamed rather than copied by the initial backfill.
+      startUp();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
   }
 
   /**
    * Connects to Kafka and Postgres and prepares streaming ({@link SourceStartup}); true once
-   * streaming can begin. Runs from {@link #poll}, not {@link #start}, because Connect fails a task
-   * whose start throws for good: a Postgres or broker that is down or restarting when the task
-   * starts is a transient fault, retried with a bounded backoff while the task stays RUNNING.
+   * streaming can begin. Tried once in {@link #start}, then from {@link #poll} until it succeeds,
+   * because Connect fails a task whose start throws for good: a Postgres or broker that is down or
+   * restarting when the task starts is a transient fault, retried with a bounded backoff while
+   * the task stays RUNNING. A permanent fault throws, from either.
    */
   private boolean startUp() throws InterruptedException {
     long now = System.currentTimeMillis();
