@@ -50,6 +50,7 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
+  private static final long OPEN_RETRY_MAX_MS = 60_000;
   private final ChangeLogCodec codec = new ChangeLogCodec();
   private final LogContinuity continuity = new LogContinuity();
   private Replica replica;
@@ -70,8 +71,10 @@ public class Pg2liteSinkTask extends SinkTask {
     config = new SinkConfig(props);
     retries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
         Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    // Opening is retried here, inside start(), so only briefly: Connect reports the task RUNNING
+    // only once start() returns, and cannot stop it meanwhile.
     Backoff opening = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
-        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+        Duration.ofMillis(Math.min(config.retryTimeoutMs, OPEN_RETRY_MAX_MS)), System::currentTimeMillis);
     while (true) {
       try {
         replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
@@ -224,7 +227,9 @@ public class Pg2liteSinkTask extends SinkTask {
       continuity.restart(applier.committed());
       throw transientOrPermanent(e);
     }
-    retries.reset();
+    if (applied > 0) {
+      retries.reset(); // an empty batch proves nothing about a fault that is still there
+    }
     ReplicaState s = applier.committed();
     metrics.batchApplied(applied, transactions, s.watermark(), s.offset(), lastCommitTime);
   }

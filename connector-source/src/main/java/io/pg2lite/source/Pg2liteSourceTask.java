@@ -57,8 +57,12 @@ public class Pg2liteSourceTask extends SourceTask {
   private Backoff startUpRetries;
   /** When the next start-up attempt may run (epoch ms), after a transient fault. */
   private long nextStartUpAt;
-  /** Set by {@link #stop} (another thread): a start-up still running must not leave a stream open. */
+  /**
+   * Set by {@link #stop} (Connect's thread) under {@link #lifecycle}: a start-up that finishes
+   * after it must close what it opened instead of publishing it.
+   */
   private volatile boolean stopped;
+  private final Object lifecycle = new Object();
   /** Null until {@link #startUp} succeeds. */
   private volatile ReplicationStream stream;
   private TransactionAssembler assembler;
@@ -120,20 +124,22 @@ public class Pg2liteSourceTask extends SourceTask {
           () -> assembled.position().toOffset());
       mux = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());
       debezium.start();
-      if (stopped) {
-        mux.close();
-        debezium.close();
-        return false;
-      }
-      assembler = assembled;
-      pending = state.pending();
-      records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
-      fullBatch = debezium.batchSize();
-      commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
-      multiplexer = mux;
-      stream = debezium;
-      if (metrics == null) {
-        metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
+      synchronized (lifecycle) { // stop() may run meanwhile, from Connect's thread
+        if (stopped) {
+          mux.close();
+          debezium.close();
+          return false;
+        }
+        assembler = assembled;
+        pending = state.pending();
+        records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
+        fullBatch = debezium.batchSize();
+        commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
+        multiplexer = mux;
+        stream = debezium;
+        if (metrics == null) {
+          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
+        }
       }
       startUpRetries.reset();
       return true;
@@ -242,15 +248,17 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public void stop() {
-    stopped = true;
-    if (stream != null) {
-      stream.close();
-    }
-    if (multiplexer != null) {
-      multiplexer.close();
-    }
-    if (metrics != null) {
-      metrics.close();
+    synchronized (lifecycle) {
+      stopped = true;
+      if (stream != null) {
+        stream.close();
+      }
+      if (multiplexer != null) {
+        multiplexer.close();
+      }
+      if (metrics != null) {
+        metrics.close();
+      }
     }
   }
 }

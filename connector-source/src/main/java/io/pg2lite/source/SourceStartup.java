@@ -96,7 +96,7 @@ final class SourceStartup {
         lastWritten = tail.get().entry().watermark();
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
-      long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.endOffset(config.topic);
+      long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
       return new State(position, new SchemaTracker(schema, schemaId, specs), pending, lastWritten, backfillHold,
           nextSeq);
     } catch (SQLException e) {

@@ -10,21 +10,23 @@ import java.util.Set;
  *
  * <p>Retried: every transient fault ({@link Failures}: a dropped connection, Postgres restarting);
  * the copy's own "the table moved under the snapshot" signals ({@link SchemaIncompatibilityException},
- * {@link MissingRowKeyException}); and any other error Postgres reports, because a DDL racing the
- * copy makes Postgres fail it in many ways (undefined table or column, a cached plan whose result
- * type changed, a lock it cannot get) and the schema change that caused it cancels or restarts
- * the backfill anyway.
+ * {@link MissingRowKeyException}); and the errors Postgres reports when a DDL races the copy's
+ * start (before the copy holds its lock on the table): an undefined table, column, object or
+ * schema ({@code 42P01}, {@code 42703}, {@code 42704}, {@code 3F000}), a cached plan whose result
+ * type changed ({@code 0A000}), a lock not available or an object in use ({@code 55P03},
+ * {@code 55006}), a cancelled statement ({@code 57014}). The schema change that caused it cancels
+ * or restarts the backfill anyway.
  *
- * <p>Stops the task: an error Postgres reports that no retry can cure (authentication, a missing
- * privilege, a database that does not exist: the operator must act, and a backfill that retried
- * forever would leave the replica incomplete while looking healthy), and anything that is not a
- * database error: a NullPointerException or an IllegalStateException is a bug in pg2lite, and
- * retrying a bug only hides it.
+ * <p>Stops the task, naming the table: any other error, which no retry cures and which would
+ * otherwise leave the replica incomplete while the task looks healthy: a missing privilege,
+ * invalid data or a value pg2lite cannot read (an SQLException of its own, without SQLSTATE), a
+ * full disk, and anything that is not a database error at all (a NullPointerException or an
+ * IllegalStateException is a bug in pg2lite, and retrying a bug only hides it).
  */
 public final class CopyFailures {
-  /** SQLSTATE classes and codes an operator must fix: invalid authorization, privilege, database. */
-  private static final Set<String> PERMANENT_CLASSES = Set.of("28", "3D");
-  private static final Set<String> PERMANENT_STATES = Set.of("42501");
+  /** SQLSTATEs of a DDL racing the start of a copy (see the class comment). */
+  private static final Set<String> SCHEMA_RACES = Set.of("42P01", "42703", "42704", "3F000", "0A000", "55P03",
+      "55006", "57014");
 
   private CopyFailures() {}
 
@@ -37,10 +39,8 @@ public final class CopyFailures {
       if (t instanceof SchemaIncompatibilityException || t instanceof MissingRowKeyException) {
         return true;
       }
-      if (t instanceof SQLException sql) {
-        String state = sql.getSQLState();
-        return state == null || !(PERMANENT_STATES.contains(state)
-            || state.length() >= 2 && PERMANENT_CLASSES.contains(state.substring(0, 2)));
+      if (t instanceof SQLException sql && sql.getSQLState() != null && SCHEMA_RACES.contains(sql.getSQLState())) {
+        return true;
       }
     }
     return false;

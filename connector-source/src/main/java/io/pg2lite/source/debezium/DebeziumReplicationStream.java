@@ -46,6 +46,10 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   /** Whether {@link #task} has started and not failed (acknowledgements go only to a running task). */
   private volatile boolean running;
   private volatile boolean closed;
+  /** When the running task started (epoch ms). */
+  private long startedAt;
+  /** How long a restarted task must poll without a fault to count as healed (the longest backoff). */
+  private final long healthyAfterMs;
   /** When a stopped task starts again (epoch ms), or -1 when it runs. */
   private long restartAt = -1;
   private final Backoff restarts;
@@ -69,6 +73,7 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     this.resumeOffset = resumeOffset;
     this.restarts = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
         Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    this.healthyAfterMs = config.retryBackoffMaxMs;
   }
 
   /** The largest batch one poll returns: a smaller one means the stream has caught up. */
@@ -111,6 +116,7 @@ public final class DebeziumReplicationStream implements ReplicationStream {
       throw new RetriableException("Debezium's Postgres task could not start (see its warning just before)");
     }
     offsets.answerFrom(storedOffset);
+    startedAt = System.currentTimeMillis();
     running = true;
   }
 
@@ -137,6 +143,9 @@ public final class DebeziumReplicationStream implements ReplicationStream {
       return failed(e, true);
     }
     if (records == null || records.isEmpty()) {
+      if (System.currentTimeMillis() - startedAt > healthyAfterMs) {
+        restarts.reset(); // polling without a fault for a while is a success, even on a quiet database
+      }
       return List.of();
     }
     restarts.reset();
@@ -182,8 +191,9 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     }
   }
 
+  /** Synchronized with start and stop: Connect's committer thread must not reach a task being replaced. */
   @Override
-  public void acknowledgeStoredPositions() throws InterruptedException {
+  public synchronized void acknowledgeStoredPositions() throws InterruptedException {
     if (running) {
       task.commit();
     }

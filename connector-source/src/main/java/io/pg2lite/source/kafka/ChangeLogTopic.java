@@ -86,17 +86,19 @@ public final class ChangeLogTopic {
   }
 
   /**
-   * The end offset of {@code topic}'s partition 0: where the sequence numbers of a log that holds
-   * no record (new, or emptied by retention) continue, since no earlier record's number can be
-   * higher.
+   * Where the sequence numbers of a log that holds no committed record continue: its log start
+   * offset. 0 for a new log, and for one whose only records were aborted (a worker killed before
+   * its first Kafka transaction committed), so a new replica still finds record number 0; for a
+   * log emptied by retention, a number above every deleted record's (a number is never above its
+   * offset).
    */
-  public long endOffset(String topic) {
+  public long startOffset(String topic) {
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     TopicPartition tp = new TopicPartition(topic, 0);
     try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
         new ByteArrayDeserializer())) {
-      return consumer.endOffsets(List.of(tp)).get(tp);
+      return consumer.beginningOffsets(List.of(tp)).get(tp);
     }
   }
 

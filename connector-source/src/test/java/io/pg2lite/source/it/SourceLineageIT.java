@@ -54,6 +54,54 @@ class SourceLineageIT {
     }
   }
 
+  /**
+   * Sequence numbers (ADR 0010) run from 0 without a hole, also when the log's first Kafka
+   * transaction was aborted (a worker killed before its first commit): a new replica must find
+   * record number 0, and after a restart the numbers continue the log's last committed record.
+   */
+  @Test
+  void sequenceNumbersStartAtZeroAfterAnAbortedFirstTransactionAndContinueAcrossRestarts(TestStack stack)
+      throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_seq")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY)", "CREATE PUBLICATION lineage_seq_pub FOR TABLE t");
+      stack.kafka().createTopic(f.topic, 1);
+      java.util.Properties p = new java.util.Properties();
+      p.put("bootstrap.servers", stack.kafka().bootstrapServers());
+      p.put("transactional.id", "lineage-seq-zombie");
+      try (org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]> zombie =
+          new org.apache.kafka.clients.producer.KafkaProducer<>(p,
+              new org.apache.kafka.common.serialization.ByteArraySerializer(),
+              new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+        zombie.initTransactions();
+        zombie.beginTransaction();
+        for (int i = 0; i < 5; i++) {
+          zombie.send(new org.apache.kafka.clients.producer.ProducerRecord<>(f.topic, 0, null, new byte[] {'x'}));
+        }
+        zombie.flush();
+        zombie.abortTransaction(); // offsets 0-5 taken, no committed record
+      }
+      f.start();
+      f.db.execute("INSERT INTO t VALUES (1)");
+      f.awaitEntries(6, WAIT);
+      stack.connect().rest().restart(f.name);
+      stack.connect().rest().awaitRunning(f.name, WAIT);
+      f.db.execute("INSERT INTO t VALUES (2)");
+      Await.until("the second insert in the log", WAIT, () -> seqs(stack, f).size() >= 9);
+      List<Long> seqs = seqs(stack, f);
+      assertEquals(LongStream.range(0, seqs.size()).boxed().toList(), seqs,
+          "numbered from 0, one by one, across the aborted transaction and the restart");
+    }
+  }
+
+  private static List<Long> seqs(TestStack stack, SourceFixture f) {
+    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+        stack.kafka().bootstrapServers(), f.topic)) {
+      return r.readFor(Duration.ofSeconds(1)).stream().map(rec -> Long.valueOf(new String(
+          rec.headers().lastHeader(io.pg2lite.protocol.message.ChangeLogHeaders.SEQ).value(),
+          java.nio.charset.StandardCharsets.UTF_8))).toList();
+    }
+  }
+
   private static List<String> query(SourceFixture f, String sql) {
     try {
       return f.db.queryColumn(sql);
