@@ -2,6 +2,10 @@ package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import java.util.OptionalInt;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -68,35 +72,23 @@ public class Pg2liteSinkConnector extends SinkConnector {
     String bootstrap = connectorConfigs.get(SinkConfig.KAFKA_BOOTSTRAP_CONFIG);
     String topics = connectorConfigs.get("topics");
     if (bootstrap != null && !bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
-      Map<String, Object> p = new java.util.HashMap<>();
-      connectorConfigs.forEach((k, v) -> {
-        if (k.startsWith("kafka.") && !k.equals(SinkConfig.KAFKA_BOOTSTRAP_CONFIG)) {
-          p.put(k.substring("kafka.".length()), v);
-        }
-      });
-      p.put("bootstrap.servers", bootstrap);
-      p.putIfAbsent("default.api.timeout.ms", "15000");
-      p.putIfAbsent("request.timeout.ms", "10000");
-      try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(p)) {
+      ChangeLogAdmin admin = new ChangeLogAdmin(bootstrap, SinkConfig.kafkaClientProps(connectorConfigs));
+      try {
         for (String topic : topics.split(",")) {
           String t = topic.trim();
-          int partitions;
-          try {
-            partitions = admin.describeTopics(List.of(t)).allTopicNames().get().get(t).partitions().size();
-          } catch (java.util.concurrent.ExecutionException e) {
-            if (e.getCause() instanceof org.apache.kafka.common.errors.UnknownTopicOrPartitionException) {
-              continue; // not created yet: the source creates it on its first start, the sink waits for it
-            }
-            throw e;
-          }
-          if (partitions != 1) {
-            error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions
+          // A topic that does not exist yet is fine: the source creates it, the sink waits for it.
+          OptionalInt partitions = admin.partitions(t);
+          if (partitions.isPresent() && partitions.getAsInt() != 1) {
+            error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions.getAsInt()
                 + " partitions; a change log has exactly one");
           }
         }
-      } catch (java.util.concurrent.ExecutionException e) {
+      } catch (ExecutionException e) {
         error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot check topics " + topics + " at " + bootstrap + ": "
             + e.getCause().getMessage());
+      } catch (TimeoutException e) {
+        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "no answer from Kafka at " + bootstrap + " checking topics "
+            + topics);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       } catch (RuntimeException e) {

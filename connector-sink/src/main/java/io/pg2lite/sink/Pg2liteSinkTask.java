@@ -11,6 +11,7 @@ import io.pg2lite.sink.apply.ApplyException;
 import io.pg2lite.sink.apply.LogContinuity;
 import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.kafka.ChangeLogAdmin;
 import io.pg2lite.sink.metrics.SinkMetrics;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaState;
@@ -58,6 +59,8 @@ public class Pg2liteSinkTask extends SinkTask {
   private SinkMetrics metrics;
   private SinkConfig config;
   private Backoff retries;
+  /** Null without {@code kafka.bootstrap.servers}. */
+  private ChangeLogAdmin admin;
   /** A transient fault rewound the consumer: the next {@link #put} is Connect's retry of the failed batch. */
   private boolean rewound;
 
@@ -69,6 +72,8 @@ public class Pg2liteSinkTask extends SinkTask {
   @Override
   public void start(Map<String, String> props) {
     config = new SinkConfig(props);
+    admin = config.kafkaBootstrapServers.isEmpty() ? null
+        : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
     retries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
         Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
     // Opening is retried here, inside start(), so only briefly: Connect reports the task RUNNING
@@ -142,51 +147,40 @@ public class Pg2liteSinkTask extends SinkTask {
   /** The change log's end offset, for the lag metric; -1 when it cannot be read. */
   private long logEnd() {
     ReplicaState s = applier.committed();
-    if (config.kafkaBootstrapServers.isEmpty() || s.isEmpty()) {
+    if (admin == null || s.isEmpty()) {
       return -1;
     }
-    TopicPartition tp = new TopicPartition(s.topic(), s.partition());
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(adminProps())) {
-      return admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
-          .get(10, java.util.concurrent.TimeUnit.SECONDS).get(tp).offset();
-    } catch (Exception e) {
+    try {
+      return admin.logEnd(new TopicPartition(s.topic(), s.partition())).orElse(-1);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
       return -1;
     }
-  }
-
-  private Map<String, Object> adminProps() {
-    Map<String, Object> p = new HashMap<>(config.kafkaClientProps);
-    p.put("bootstrap.servers", config.kafkaBootstrapServers);
-    return p;
   }
 
   /**
    * Fails early, when {@code kafka.bootstrap.servers} is set, if the next offset the replica needs
-   * is gone from the topic (retention deleted it). Without it, the first record after the gap
-   * stops the task ({@link LogContinuity}).
+   * is gone from the topic (retention deleted it). Without it, or when the log start cannot be
+   * read now, the first record after the gap stops the task ({@link LogContinuity}).
    */
   private void checkNotBehind(TopicPartition tp, long next, ReplicaState state) {
-    if (config.kafkaBootstrapServers.isEmpty()) {
+    if (admin == null) {
       return;
     }
-    long logStart;
-    try (org.apache.kafka.clients.admin.Admin admin = org.apache.kafka.clients.admin.Admin.create(adminProps())) {
-      logStart = admin.listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.earliest())).all().get()
-          .get(tp).offset();
-    } catch (java.util.concurrent.ExecutionException e) {
-      // Only an early check: the records' sequence numbers catch a gap in any case.
-      LOG.warn("Cannot read the log start of {} ({}); relying on the records' sequence numbers", tp,
-          e.getCause().getMessage());
-      return;
+    java.util.OptionalLong logStart;
+    try {
+      logStart = admin.logStart(tp);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted reading the log start of " + tp, e);
     }
-    if (next < logStart) {
+    if (logStart.isEmpty()) {
+      LOG.warn("Cannot read the log start of {} now; relying on the records' sequence numbers", tp);
+    } else if (next < logStart.getAsLong()) {
       throw new ConnectException("replica too far behind, resync: it needs " + tp + " from offset " + next
           + (state.isEmpty() ? " (a new replica replays the whole log)" : " (after its last commit at watermark "
-          + state.watermark() + ")") + " but the topic now starts at offset " + logStart + "; the records in "
-          + "between were deleted by retention. Rebuild the replica from a copy of a current replica, or raise the "
+          + state.watermark() + ")") + " but the topic now starts at offset " + logStart.getAsLong() + "; the records "
+          + "in between were deleted by retention. Rebuild the replica from a copy of a current replica, or raise the "
           + "topic's retention.");
     }
   }

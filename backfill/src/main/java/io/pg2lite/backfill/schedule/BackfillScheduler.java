@@ -56,9 +56,4 @@ public final class BackfillScheduler {
         throw new IllegalStateException("unknown main stream state " + main);
     }
   }
-
-  /** Milliseconds the backfill has waited for a turn; -1 when it is not waiting. */
-  public long waited(long nowMillis) {
-    return waitingSince < 0 ? -1 : nowMillis - waitingSince;
-  }
 }

@@ -16,14 +16,12 @@ class BackfillSchedulerTest {
   @Test
   void nothingToDoIsNeverScheduled() {
     assertEquals(0, scheduler.batchesAllowed(MainStreamState.IDLE, false, 0));
-    assertEquals(-1, scheduler.waited(0));
   }
 
   @Test
   void neverInsideAMainTransactionHoweverLongItWaited() {
     assertEquals(0, scheduler.batchesAllowed(MainStreamState.IN_TRANSACTION, true, 0));
     assertEquals(0, scheduler.batchesAllowed(MainStreamState.IN_TRANSACTION, true, 10_000));
-    assertEquals(10_000, scheduler.waited(10_000));
     assertEquals(1, scheduler.batchesAllowed(MainStreamState.BUSY, true, 10_001), "at the boundary, one batch");
   }
 

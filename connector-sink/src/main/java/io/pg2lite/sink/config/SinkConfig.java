@@ -92,12 +92,17 @@ public final class SinkConfig {
     maxSizeBytes = c.getLong(MAX_SIZE_CONFIG);
     retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
     retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);
+    kafkaClientProps = kafkaClientProps(props);
+  }
+
+  /** The sink's own Kafka client settings: the {@code kafka.*} keys without the prefix (bootstrap servers apart). */
+  public static Map<String, Object> kafkaClientProps(Map<String, String> props) {
     Map<String, Object> kafka = new java.util.HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith("kafka.") && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
         kafka.put(k.substring("kafka.".length()), v);
       }
     });
-    kafkaClientProps = Map.copyOf(kafka);
+    return Map.copyOf(kafka);
   }
 }

@@ -36,11 +36,6 @@ public final class LiteTable {
     return Collections.unmodifiableMap(columns);
   }
 
-  /** Columns still being backfilled (column name to backfill id JSON): present but not yet valid. */
-  public Map<String, String> hiddenColumns() {
-    return Collections.unmodifiableMap(hidden);
-  }
-
   LiteTypes.Storage storage(String column) {
     LiteTypes.Storage s = columns.get(column);
     if (s == null) {

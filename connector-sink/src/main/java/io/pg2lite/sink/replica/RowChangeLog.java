@@ -70,20 +70,6 @@ final class RowChangeLog {
     }
   }
 
-  /** The last committed operation of the row with {@code key}, or null. */
-  LastChange last(LiteTable t, Row key) throws SQLException {
-    PreparedStatement ps = statements.prepare("SELECT op, state_version, column_versions FROM "
-        + SqlNames.quote(ReplicaFile.CHANGES) + " WHERE table_name = ? AND row_key = ?");
-    ps.setString(1, t.name);
-    ps.setString(2, RowWriter.rowKeyText(key));
-    try (ResultSet rs = ps.executeQuery()) {
-      if (!rs.next()) {
-        return null;
-      }
-      return new LastChange(rs.getString(1), rs.getString(2), ColumnVersions.parse(rs.getString(3)));
-    }
-  }
-
   /**
    * The last committed operations of many rows of {@code t} at once (by row-key text), in chunks
    * of up to 500 keys per query: a backfill message asks for all its rows in one go.

@@ -190,14 +190,6 @@ final class JsonCursor {
     return row.build();
   }
 
-  /** A list of values: one backfilled row. */
-  List<Value> valueList() throws IOException {
-    if (p.nextToken() != JsonToken.START_ARRAY) {
-      throw mistyped("an array of values");
-    }
-    return currentArrayElements();
-  }
-
   boolean isAtObjectStart() {
     return p.currentToken() == JsonToken.START_OBJECT;
   }

@@ -34,10 +34,6 @@ public record ColumnSpec(
     return new ColumnSpec(pos, dataType, null, null, null, null, null);
   }
 
-  public ColumnSpec withNotNull(Boolean notNull) {
-    return new ColumnSpec(pos, dataType, pgTypeClass, elemPgTypeClass, characterMaximumLength, notNull, dflt);
-  }
-
   public ColumnSpec withDflt(String dflt) {
     return new ColumnSpec(pos, dataType, pgTypeClass, elemPgTypeClass, characterMaximumLength, notNull, dflt);
   }
