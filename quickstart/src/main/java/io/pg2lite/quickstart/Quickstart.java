@@ -23,8 +23,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * the source and the sink are registered from {@code etc/} unchanged (their {@code ${env:...}}
  * values come from the worker's environment). A demo workload runs, with a schema change and a
  * table added to the publication, and the replica's tables, watermark and lag are printed as they
- * move. Ctrl-C stops everything (the worker process, the broker, Postgres) and leaves nothing
- * behind.
+ * move. Ctrl-C stops everything (the worker process, the broker, Postgres) and keeps the work
+ * directory with the replica, saying where; a timed run whose replica equals Postgres removes it.
  *
  * <p>{@code -Dpg2lite.quickstart.seconds=N} ends the demo after N seconds of workload, once the
  * replica equals Postgres (the quickstart's IT runs it that way).
@@ -73,6 +73,7 @@ public final class Quickstart {
     Path replicas = Files.createDirectories(work.resolve("replicas"));
     Progress progress = new Progress(out);
     out.println("pg2lite quickstart (Ctrl-C stops everything); work directory " + work);
+    Result result = null;
     try (TestStack stack = TestStack.create()) {
       progress.step("starting Postgres 17 (embedded)", stack::postgres);
       TestDatabase db = stack.postgres().newDatabase("shop");
@@ -107,30 +108,63 @@ public final class Quickstart {
         }
         Path replica = replicas.resolve("replica.db");
         String topic = configs.connector(ExampleConfigs.SOURCE_FILE).config().get("topic");
+        out.println("The replica is an ordinary SQLite file; open it any time with: sqlite3 " + replica);
+        out.println("watermark = the change-log position of the last transaction the replica applied (the commit's "
+            + "LSN, sortable text); lag = change-log records not applied yet");
         try (ReplicaStatus status = new ReplicaStatus(replica, stack.kafka().bootstrapServers(), topic)) {
-          return loop(demo, status, replica, duration);
+          result = loop(demo, status, replica, duration);
+          return result;
         } finally {
+          if (stop.get()) {
+            // Ctrl-C: the JVM's other shutdown hooks (the broker's temp directories) run beside this
+            // one and make the closing broker log pages of errors that mean nothing here.
+            System.setErr(new PrintStream(java.io.OutputStream.nullOutputStream()));
+          }
           out.println("  … stopping the Connect worker, the broker and Postgres");
         }
+      }
+    } finally {
+      if (result != null && result.replicaEqualsPostgres() && duration != null) {
+        deleteTree(work);
+      } else {
+        out.println("work directory kept: " + work + " (the replica: " + replicas.resolve("replica.db") + ")");
       }
     }
   }
 
+  private static void deleteTree(Path dir) {
+    try (java.util.stream.Stream<Path> paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    } catch (java.io.IOException e) {
+      // a demo's temp directory: nothing to do about it
+    }
+  }
+
   private Result loop(DemoDatabase demo, ReplicaStatus status, Path replica, Duration duration) throws Exception {
-    long deadline = duration == null ? Long.MAX_VALUE : System.nanoTime() + duration.toNanos();
+    long start = System.nanoTime();
+    long deadline = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
     int tick = 0;
     while (!stop.get() && (System.nanoTime() < deadline || !demo.complete())) {
       String event = demo.tick(++tick);
+      long elapsed = (System.nanoTime() - start) / 1_000_000_000L;
       if (event != null) {
-        out.printf("[%4ds] %s%n", tick, event);
+        out.printf("[%4ds] %s%n", elapsed, event);
       }
-      out.printf("[%4ds] %s%n", tick, status.line());
+      out.printf("[%4ds] %s%n", elapsed, status.line());
       Thread.sleep(1_000);
     }
+    String[] last = {null};
     if (stop.get()) {
+      // Ctrl-C: one quick look, so the user still learns whether the replica had caught up; the
+      // embedded Postgres has a shutdown hook of its own and may already be gone.
+      try (Connection probe = demo.db().connect()) {
+        last[0] = difference(demo.db(), replica);
+        out.println(last[0] == null ? "replica equals Postgres" : "replica not caught up yet: " + last[0]);
+      } catch (SQLException gone) {
+        out.println("stopped (Postgres had already shut down: no final comparison)");
+      }
       return null;
     }
-    String[] last = {null};
     try {
       Await.until("the replica to equal Postgres", Duration.ofSeconds(120), () -> {
         last[0] = difference(demo.db(), replica);

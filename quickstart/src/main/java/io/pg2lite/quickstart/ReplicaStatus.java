@@ -1,5 +1,6 @@
 package io.pg2lite.quickstart;
 
+import io.pg2lite.protocol.message.ChangeLogHeaders;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -18,9 +19,9 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 /**
  * What the replica holds right now, read the way any reader of the file would (a separate SQLite
  * connection; WAL mode shows only committed transactions): its tables and row counts, columns
- * still being backfilled, its watermark, and its lag behind the change log in records: from its
- * stored offset to the last committed record (transaction markers, which also take offsets, are
- * not records).
+ * still being backfilled, its watermark, and its lag behind the change log in records: from the
+ * sequence number of its last commit to the last committed record's (numbers count records only;
+ * offsets also count transaction markers).
  */
 final class ReplicaStatus implements AutoCloseable {
   private final Path replica;
@@ -36,13 +37,16 @@ final class ReplicaStatus implements AutoCloseable {
     consumer.assign(List.of(partition));
   }
 
-  /** Offset of the last committed record, -1 when there is none. */
-  private long lastRecordOffset() {
+  /** Sequence number of the last committed record, -1 when there is none. */
+  private long lastRecordSeq() {
     long end = consumer.endOffsets(List.of(partition)).getOrDefault(partition, 0L);
     consumer.seek(partition, Math.max(0, end - 3)); // the last record, its commit marker, slack
     long last = -1;
     for (ConsumerRecord<byte[], byte[]> r : consumer.poll(java.time.Duration.ofMillis(200))) {
-      last = Math.max(last, r.offset());
+      org.apache.kafka.common.header.Header seq = r.headers().lastHeader(ChangeLogHeaders.SEQ);
+      if (seq != null) {
+        last = Math.max(last, Long.parseLong(new String(seq.value(), java.nio.charset.StandardCharsets.UTF_8)));
+      }
     }
     return last;
   }
@@ -71,9 +75,9 @@ final class ReplicaStatus implements AutoCloseable {
         out.append(',');
       }
       String watermark = scalar(s, "SELECT watermark FROM \"_pg2lite.state\"");
-      String offset = scalar(s, "SELECT kafka_offset FROM \"_pg2lite.state\"");
-      long last = lastRecordOffset();
-      long lag = Math.max(0, last - (offset == null ? -1 : Long.parseLong(offset)));
+      String applied = scalar(s, "SELECT log_seq FROM \"_pg2lite.state\"");
+      long last = lastRecordSeq();
+      long lag = Math.max(0, last - (applied == null ? -1 : Long.parseLong(applied)));
       return out.append(" watermark ").append(watermark).append(", lag ").append(lag).append(" records").toString();
     } catch (SQLException e) {
       return "replica: " + e.getMessage();
