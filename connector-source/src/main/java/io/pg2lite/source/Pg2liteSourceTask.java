@@ -11,6 +11,7 @@ import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.failure.Backoff;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.debezium.DebeziumPositions;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.ChangeLogTopic;
@@ -111,14 +112,14 @@ public class Pg2liteSourceTask extends SourceTask {
       Thread.sleep(Math.min(nextStartUpAt - now, 500));
       return false;
     }
-    DebeziumReplicationStream debezium = null;
+    ReplicationStream debezium = null;
     StreamMultiplexer mux = null;
     try {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
       ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
       topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
       topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
-      SourceStartup.State state = new SourceStartup(config).prepare(stored, topic);
+      SourceStartup.State state = new SourceStartup(config, new DebeziumPositions()).prepare(stored, topic);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
       debezium = new DebeziumReplicationStream(config, context, () -> partition.stored(context.offsetStorageReader()),
           () -> assembled.position().toOffset());

@@ -12,6 +12,7 @@ import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.source.postgres.CatalogInstaller;
+import io.pg2lite.source.replication.UpstreamPositions;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.schema.ProtocolSpecs;
 import io.pg2lite.source.schema.PublishedSchema;
@@ -57,10 +58,13 @@ final class SourceStartup {
       Watermark backfillHold, long nextSeq) {}
 
   private final SourceConfig config;
+  private final UpstreamPositions positions;
   private final ProtocolSpecs specs;
 
-  SourceStartup(SourceConfig config) {
+  /** @param positions reads the LSN out of a stored upstream position (the replication stream's format) */
+  SourceStartup(SourceConfig config, UpstreamPositions positions) {
     this.config = config;
+    this.positions = positions;
     this.specs = new ProtocolSpecs(!config.requirePrimaryKey);
   }
 
@@ -259,11 +263,11 @@ final class SourceStartup {
           + "since then are lost to this change log. Resync: delete the connector's offsets (or rename the "
           + "connector) and its topic, and rebuild the replicas.");
     }
-    Object stamped = stored.upstream() == null ? null : stored.upstream().get("lsn_commit");
+    Lsn stamped = positions.resumeLsn(stored.upstream());
     if (stamped != null && slot.confirmedFlush() != null
-        && Long.compareUnsigned(slot.confirmedFlush().value(), ((Number) stamped).longValue()) > 0) {
+        && Long.compareUnsigned(slot.confirmedFlush().value(), stamped.value()) > 0) {
       throw new ConnectException("replication slot " + config.slot + " has confirmed " + slot.confirmedFlush()
-          + ", beyond the last position this connector stored (" + new Lsn(((Number) stamped).longValue())
+          + ", beyond the last position this connector stored (" + stamped
           + "): the slot was dropped and recreated, so changes in between are lost to this change log (replica "
           + "version " + stored.replicaVersion() + "). Resync: delete the connector's offsets and topic, and "
           + "rebuild the replicas.");

@@ -77,6 +77,7 @@ public final class DebeziumReplicationStream implements ReplicationStream {
   }
 
   /** The largest batch one poll returns: a smaller one means the stream has caught up. */
+  @Override
   public int batchSize() {
     return Integer.parseInt(properties.get("max.batch.size"));
   }

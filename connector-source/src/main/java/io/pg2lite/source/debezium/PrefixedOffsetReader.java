@@ -1,5 +1,6 @@
 package io.pg2lite.source.debezium;
 
+import io.pg2lite.source.transaction.SourcePosition;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -30,12 +31,12 @@ final class PrefixedOffsetReader implements OffsetStorageReader {
 
   @Override
   public <T> Map<String, Object> offset(Map<String, T> debeziumPartition) {
-    return DebeziumOffsets.unwrap(storedOffset.get());
+    return SourcePosition.upstreamOf(storedOffset.get());
   }
 
   @Override
   public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
-    Map<String, Object> mine = DebeziumOffsets.unwrap(storedOffset.get());
+    Map<String, Object> mine = SourcePosition.upstreamOf(storedOffset.get());
     Map<Map<String, T>, Map<String, Object>> out = new HashMap<>();
     for (Map<String, T> p : partitions) {
       out.put(p, mine);

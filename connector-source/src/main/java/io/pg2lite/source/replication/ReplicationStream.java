@@ -28,6 +28,9 @@ import java.util.List;
 public interface ReplicationStream extends AutoCloseable {
   void start();
 
+  /** The largest batch one {@link #poll} returns: a smaller one means the stream has caught up. */
+  int batchSize();
+
   List<ReplicationEvent> poll() throws InterruptedException;
 
   void acknowledgeStoredPositions() throws InterruptedException;

@@ -1,7 +1,6 @@
 package io.pg2lite.source.transaction;
 
 import io.pg2lite.protocol.watermark.Watermark;
-import io.pg2lite.source.debezium.DebeziumOffsets;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -27,6 +26,12 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
   static final String WATERMARK = "watermark";
   static final String BACKFILLS = "backfills";
   static final String SCHEMA_ID = "schemaId";
+  /**
+   * Keys of the upstream position inside the offset map start with this. The position is the
+   * replication stream's, opaque here; it shares pg2lite's map so Connect writes both atomically.
+   * ("dbz." for Debezium, whose position it has always been: stored offsets keep their keys.)
+   */
+  public static final String UPSTREAM_PREFIX = "dbz.";
 
   public SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream) {
     this(replicaVersion, lastCommit, upstream, null, null);
@@ -34,7 +39,10 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
 
   /** The offset map for Connect. */
   public Map<String, Object> toOffset() {
-    Map<String, Object> m = upstream == null ? new HashMap<>() : DebeziumOffsets.wrap(upstream);
+    Map<String, Object> m = new HashMap<>();
+    if (upstream != null) {
+      upstream.forEach((k, v) -> m.put(UPSTREAM_PREFIX + k, v));
+    }
     m.put(REPLICA_VERSION, replicaVersion.toString());
     m.put(WATERMARK, lastCommit.toString());
     if (backfills != null) {
@@ -52,9 +60,23 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
       return null;
     }
     return new SourcePosition(Watermark.parse((String) offset.get(REPLICA_VERSION)),
-        Watermark.parse((String) offset.get(WATERMARK)), DebeziumOffsets.unwrap(offset),
+        Watermark.parse((String) offset.get(WATERMARK)), upstreamOf(offset),
         (String) offset.get(BACKFILLS),
         offset.get(SCHEMA_ID) == null ? null : ((Number) offset.get(SCHEMA_ID)).longValue());
+  }
+
+  /** The upstream position inside a stored offset map, or null when none is stored. */
+  public static Map<String, Object> upstreamOf(Map<String, ?> stored) {
+    if (stored == null) {
+      return null;
+    }
+    Map<String, Object> out = new HashMap<>();
+    stored.forEach((k, v) -> {
+      if (k.startsWith(UPSTREAM_PREFIX)) {
+        out.put(k.substring(UPSTREAM_PREFIX.length()), v);
+      }
+    });
+    return out.isEmpty() ? null : out;
   }
 
   /** The position after a transaction (or heartbeat) that ended at {@code commit}, with the schema as of then. */
