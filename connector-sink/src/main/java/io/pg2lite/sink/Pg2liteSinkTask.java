@@ -17,7 +17,6 @@ import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaState;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
-import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -74,12 +73,10 @@ public class Pg2liteSinkTask extends SinkTask {
     config = new SinkConfig(props);
     admin = config.kafkaBootstrapServers.isEmpty() ? null
         : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
-    retries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
-        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    retries = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
     // Opening is retried here, inside start(), so only briefly: Connect reports the task RUNNING
     // only once start() returns, and cannot stop it meanwhile.
-    Backoff opening = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
-        Duration.ofMillis(Math.min(config.retryTimeoutMs, OPEN_RETRY_MAX_MS)), System::currentTimeMillis);
+    Backoff opening = Backoff.forRetries(config.retryBackoffMaxMs, Math.min(config.retryTimeoutMs, OPEN_RETRY_MAX_MS));
     while (true) {
       try {
         replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);

@@ -24,7 +24,6 @@ import io.pg2lite.source.transaction.Emitted;
 import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -87,8 +86,7 @@ public class Pg2liteSourceTask extends SourceTask {
     config = new SourceConfig(props);
     partition = new SourcePartition(config.database, config.slot);
     transactions = context.transactionContext();
-    startUpRetries = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
-        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    startUpRetries = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
     try {
       // The first attempt before Connect reports the task RUNNING, so that, as long as nothing is
       // down, RUNNING means the topics and the slot exist: a sink registered next validates its

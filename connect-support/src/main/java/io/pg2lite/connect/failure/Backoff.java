@@ -32,6 +32,16 @@ public final class Backoff {
     this.nextWait = initialMs;
   }
 
+  /**
+   * The connectors' retry policy for transient faults: from 0.5 s, doubling up to
+   * {@code maxWaitMs} ({@code retry.backoff.max.ms}), giving up after {@code giveUpAfterMs}
+   * ({@code retry.timeout.ms}) without a success, on the wall clock.
+   */
+  public static Backoff forRetries(long maxWaitMs, long giveUpAfterMs) {
+    return new Backoff(Duration.ofMillis(500), Duration.ofMillis(maxWaitMs), Duration.ofMillis(giveUpAfterMs),
+        System::currentTimeMillis);
+  }
+
   /** The wait before the next attempt after a transient failure, or -1 when it is time to give up. */
   public long next() {
     long now = clockMs.getAsLong();

@@ -31,7 +31,7 @@ public final class SinkConfig {
 
   public static final String MAX_SIZE_CONFIG = "replica.max.size.bytes";
   private static final String MAX_SIZE_DOC = "Largest size the replica file may grow to (SQLite's max_page_count), "
-      + "0 for no limit. A transaction that would pass it stops the task with \"replica full\" and is rolled back; "
+      + "0 for no limit. A transaction that would pass it is rolled back and stops the task with SQLITE_FULL (\"database or disk is full\"); "
       + "raise the limit (or free disk space) and restart the task to go on.";
   public static final String RETRY_TIMEOUT_CONFIG = "retry.timeout.ms";
   private static final String RETRY_TIMEOUT_DOC = "How long the task retries a transient fault (the replica locked by "

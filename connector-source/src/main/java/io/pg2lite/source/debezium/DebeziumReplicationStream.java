@@ -6,7 +6,6 @@ import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationStream;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -71,8 +70,7 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     this.context = context;
     this.storedOffset = storedOffset;
     this.resumeOffset = resumeOffset;
-    this.restarts = new Backoff(Duration.ofMillis(500), Duration.ofMillis(config.retryBackoffMaxMs),
-        Duration.ofMillis(config.retryTimeoutMs), System::currentTimeMillis);
+    this.restarts = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
     this.healthyAfterMs = config.retryBackoffMaxMs;
   }
 
