@@ -57,6 +57,15 @@ final class DemoDatabase {
     return null;
   }
 
+  /** A table's row count in Postgres now (-1 when it cannot be read). */
+  long rowCount(String table) {
+    try {
+      return Long.parseLong(db.queryColumn("SELECT count(*) FROM \"" + table.replace("\"", "\"\"") + "\"").get(0));
+    } catch (SQLException | RuntimeException e) {
+      return -1;
+    }
+  }
+
   boolean complete() {
     return columnAdded && ordersPublished;
   }

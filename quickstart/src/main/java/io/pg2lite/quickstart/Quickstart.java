@@ -111,7 +111,8 @@ public final class Quickstart {
         out.println("The replica is an ordinary SQLite file; open it any time with: sqlite3 " + replica);
         out.println("watermark = the change-log position of the last transaction the replica applied (the commit's "
             + "LSN, sortable text); lag = change-log records not applied yet");
-        try (ReplicaStatus status = new ReplicaStatus(replica, stack.kafka().bootstrapServers(), topic)) {
+        try (ReplicaStatus status = new ReplicaStatus(replica, stack.kafka().bootstrapServers(), topic,
+            demo::rowCount)) {
           result = loop(demo, status, replica, duration);
           return result;
         } finally {
@@ -150,7 +151,11 @@ public final class Quickstart {
       if (event != null) {
         out.printf("[%4ds] %s%n", elapsed, event);
       }
-      out.printf("[%4ds] %s%n", elapsed, status.line());
+      String line = status.line();
+      for (String news : status.news()) {
+        out.printf("[%4ds] %s%n", elapsed, news);
+      }
+      out.printf("[%4ds] %s%n", elapsed, line);
       Thread.sleep(1_000);
     }
     String[] last = {null};
@@ -174,7 +179,9 @@ public final class Quickstart {
       out.println("replica differs from Postgres: " + last[0]);
       return new Result(false, last[0]);
     }
-    out.println(status.line());
+    String line = status.line();
+    status.news().forEach(out::println);
+    out.println(line);
     out.println("replica equals Postgres (customer with its new column, orders with its backfilled rows)");
     return new Result(true, null);
   }

@@ -8,8 +8,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.function.ToLongFunction;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -21,15 +25,23 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * connection; WAL mode shows only committed transactions): its tables and row counts, columns
  * still being backfilled, its watermark, and its lag behind the change log in records: from the
  * sequence number of its last commit to the last committed record's (numbers count records only;
- * offsets also count transaction markers).
+ * offsets also count transaction markers). Between two looks it also notices what a user came to
+ * see arrive: a table created, a column added by a schema change, a backfill finished.
  */
 final class ReplicaStatus implements AutoCloseable {
   private final Path replica;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final TopicPartition partition;
+  private final ToLongFunction<String> upstreamRows;
+  /** Columns of each replica table at the last look (absent: the table was not there yet). */
+  private final Map<String, Set<String>> columnsSeen = new HashMap<>();
+  private final Set<String> backfilling = new HashSet<>();
+  private final List<String> news = new ArrayList<>();
 
-  ReplicaStatus(Path replica, String bootstrapServers, String topicName) {
+  /** {@code upstreamRows}: a table's row count in Postgres, the total a backfill progresses to. */
+  ReplicaStatus(Path replica, String bootstrapServers, String topicName, ToLongFunction<String> upstreamRows) {
     this.replica = replica;
+    this.upstreamRows = upstreamRows;
     this.partition = new TopicPartition(topicName, 0);
     this.consumer = new KafkaConsumer<>(Map.of(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers,
         ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed", ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false),
@@ -65,12 +77,16 @@ final class ReplicaStatus implements AutoCloseable {
       }
       StringBuilder out = new StringBuilder("replica:");
       for (String t : tables) {
-        out.append(' ').append(t).append(' ').append(scalar(s, "SELECT count(*) FROM \"" + t.replace("\"", "\"\"") + "\""))
-            .append(" rows");
+        long rows = Long.parseLong(scalar(s, "SELECT count(*) FROM " + quote(t)));
         String hidden = scalar(s, "SELECT count(*) FROM \"_pg2lite.columns\" WHERE table_name = '"
             + t.replace("'", "''") + "' AND backfill IS NOT NULL");
-        if (!"0".equals(hidden)) {
-          out.append(" (backfilling ").append(hidden).append(" columns)");
+        boolean copying = hidden != null && !"0".equals(hidden);
+        notice(t, columns(s, t), copying, rows);
+        out.append(' ').append(t).append(' ');
+        if (copying) {
+          out.append(String.format("%,d/%,d rows (backfilling %s columns)", rows, upstreamRows.applyAsLong(t), hidden));
+        } else {
+          out.append(String.format("%,d rows", rows));
         }
         out.append(',');
       }
@@ -82,6 +98,50 @@ final class ReplicaStatus implements AutoCloseable {
     } catch (SQLException e) {
       return "replica: " + e.getMessage();
     }
+  }
+
+  /**
+   * What happened since the last call, one line each (a new table, a new column, a finished
+   * backfill); the quickstart prints these above the status line.
+   */
+  List<String> news() {
+    List<String> out = List.copyOf(news);
+    news.clear();
+    return out;
+  }
+
+  private void notice(String table, Set<String> columns, boolean copying, long rows) {
+    Set<String> before = columnsSeen.put(table, columns);
+    if (before == null) {
+      news.add("the replica has a new table " + table + (copying ? ": its existing rows are being copied"
+          : String.format(" (%,d rows)", rows)));
+    } else {
+      for (String c : columns) {
+        if (!before.contains(c)) {
+          news.add("schema change reached the replica: " + table + " has a new column " + c
+              + (copying ? " (its values are being copied)" : ""));
+        }
+      }
+    }
+    if (copying) {
+      backfilling.add(table);
+    } else if (backfilling.remove(table)) {
+      news.add(String.format("backfill of %s complete: %,d rows, visible to readers from now on", table, rows));
+    }
+  }
+
+  private static Set<String> columns(Statement s, String table) throws SQLException {
+    Set<String> out = new java.util.LinkedHashSet<>();
+    try (ResultSet rs = s.executeQuery("SELECT name FROM pragma_table_info('" + table.replace("'", "''") + "')")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  private static String quote(String name) {
+    return "\"" + name.replace("\"", "\"\"") + "\"";
   }
 
   private static String scalar(Statement s, String sql) throws SQLException {

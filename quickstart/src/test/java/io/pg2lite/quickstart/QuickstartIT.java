@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.zip.ZipFile;
 import org.junit.jupiter.api.Test;
 
@@ -43,6 +44,7 @@ class QuickstartIT {
           }
         }
       }
+      assertDocsStayInside(dir);
       Path connectorJar = dir.resolve("lib").resolve(
           "pg2lite-connector-" + plugin + "-" + dir.getFileName().toString().substring(("pg2lite-" + plugin + "-").length())
           + ".jar");
@@ -50,6 +52,35 @@ class QuickstartIT {
         String service = "META-INF/services/org.apache.kafka.connect." + plugin + "." + (plugin.equals("source")
             ? "SourceConnector" : "SinkConnector");
         assertNotNull(z.getEntry(service), "ServiceLoader manifest " + service + " in " + connectorJar);
+      }
+    }
+  }
+
+  /**
+   * The archive's README names its plugin and version, and every relative link of its markdown
+   * files (README.md, doc/**.md) resolves to a file inside the archive: an operator reading the
+   * unzipped plugin never meets a link into the source tree.
+   */
+  private static void assertDocsStayInside(Path dir) throws Exception {
+    String readme = Files.readString(dir.resolve("README.md"));
+    assertTrue(!readme.contains("${"), "the archive README is filtered: " + readme.lines().findFirst().orElse(""));
+    assertTrue(readme.contains("doc/operations.md"), "the archive README points at doc/operations.md");
+    java.util.regex.Pattern link = java.util.regex.Pattern.compile("\\]\\(([^)#\\s]+)(#[^)]*)?\\)");
+    List<Path> docs;
+    try (var walk = Files.walk(dir)) {
+      docs = walk.filter(f -> f.toString().endsWith(".md") && !f.startsWith(dir.resolve("lib"))).toList();
+    }
+    assertTrue(docs.size() > 5, "the docs are in the archive: " + docs);
+    for (Path md : docs) {
+      var m = link.matcher(Files.readString(md));
+      while (m.find()) {
+        String target = m.group(1);
+        if (target.matches("[a-z]+:.*")) {
+          continue; // http(s), mailto: outside on purpose
+        }
+        Path resolved = md.getParent().resolve(target).normalize();
+        assertTrue(resolved.startsWith(dir) && Files.exists(resolved),
+            dir.relativize(md) + " links to " + target + ", which is not in the archive");
       }
     }
   }
@@ -63,6 +94,8 @@ class QuickstartIT {
     String printed = log.toString(StandardCharsets.UTF_8);
     assertTrue(r.replicaEqualsPostgres(), "replica differs: " + r.difference());
     assertTrue(printed.contains("watermark") && printed.contains("lag"), printed);
+    assertTrue(printed.contains("schema change reached the replica: customer has a new column tier"), printed);
+    assertTrue(printed.contains("the replica has a new table orders"), printed);
   }
 
   /** Writes to two streams: the test's log and the console. */

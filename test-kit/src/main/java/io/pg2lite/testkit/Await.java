@@ -20,6 +20,22 @@ public final class Await {
   }
 
   /**
+   * Checks that {@code invariant} stays true for the whole {@code period}, polling it; fails at the
+   * first poll where it is false, with {@code what}. This is how a test says "nothing happens
+   * while X" (a task stays RUNNING while a server is down, a replica stays unchanged while its
+   * lock is held): the period is the claim under test, not a guess at how long something takes.
+   */
+  public static void during(String what, Duration period, BooleanSupplier invariant) {
+    long end = System.nanoTime() + period.toNanos();
+    do {
+      if (!invariant.getAsBoolean()) {
+        throw new AssertionError("Not true for " + period.toMillis() + " ms: " + what);
+      }
+      LockSupport.parkNanos(POLL_NANOS);
+    } while (System.nanoTime() - end < 0);
+  }
+
+  /**
    * Polls {@code probe} until it returns non-null and returns that value; fails with {@code what}
    * after {@code timeout}, including the last exception the probe threw, if any.
    */

@@ -34,7 +34,10 @@ import org.junit.jupiter.api.extension.ExtendWith;
 class KeyChangeBackfillIT {
   private static final Duration LONG = Duration.ofMinutes(5);
 
-  /** Pauses the source and waits until its task no longer polls. */
+  /**
+   * Pauses the source and waits until its task no longer polls. Connect's task thread reports
+   * PAUSED itself, after it sent the records of its last poll, so no poll is under way then.
+   */
   private static void pauseSource(Pipeline p) throws InterruptedException {
     String source = p.name + "-source";
     p.worker.rest().pause(source);
@@ -42,7 +45,6 @@ class KeyChangeBackfillIT {
       var s = p.worker.rest().status(source);
       return s != null && !s.tasks().isEmpty() && s.tasks().stream().allMatch(t -> t.state().equals("PAUSED"));
     });
-    Thread.sleep(500); // a poll already under way hands its records over
   }
 
   /** Gives the main stream a long way to catch up: one large transaction, then 20,000 one-row ones. */

@@ -119,14 +119,16 @@ class ReplicaFaultsIT {
         intruder.poll(Duration.ofMillis(100)); // joins the group: the sink's partition is revoked
         assertEquals(before, stateOffset(replica), "the rebalance must come while the sink is inside the large "
             + "transaction (test set-up)");
-        long until = System.currentTimeMillis() + 5_000;
-        while (System.currentTimeMillis() < until) {
-          intruder.poll(Duration.ofMillis(200)); // never commits: the sink's offsets are the replica's
-        }
+        // Stays in the group for a while, never committing: the sink's offsets are the replica's.
+        Await.during("the intruding consumer polling", Duration.ofSeconds(5), () -> {
+          intruder.poll(Duration.ofMillis(200));
+          return true;
+        });
       }
       ConnectWorker second = stack.newConnectWorker().groupId(stack.connect().groupId()).start();
       try {
-        Thread.sleep(5_000);
+        // A worker that joined has read the configs: the group rebalanced to take it in.
+        Await.until("the second worker in the group", WAIT, () -> second.rest().connectors().contains(sink));
       } finally {
         second.close();
       }
@@ -160,12 +162,8 @@ class ReplicaFaultsIT {
           l.execute("BEGIN IMMEDIATE");
           String held = stateOffset(replica);
           ledger.write(20, null);
-          long until = System.currentTimeMillis() + 5_000;
-          while (System.currentTimeMillis() < until) {
-            ConnectorStatus s = p.worker.rest().status(sink);
-            assertTrue(s.isRunning(), "the sink must wait, not fail: " + s);
-            Thread.sleep(250);
-          }
+          Await.during("the sink waits, RUNNING, while the lock is held", Duration.ofSeconds(5),
+              () -> p.worker.rest().status(sink).isRunning());
           assertEquals(held, stateOffset(replica), "nothing was applied while the write lock was held");
           l.execute("ROLLBACK");
         }

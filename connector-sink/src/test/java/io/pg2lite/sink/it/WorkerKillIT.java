@@ -78,7 +78,10 @@ class WorkerKillIT {
       ConnectRestClient again = second.rest();
       Await.until("both connectors running on the new worker", WAIT,
           () -> again.status(name + "-source").isRunning() && again.status(name + "-sink").isRunning());
-      Thread.sleep(3_000);
+      long atMove = ledger.transactions.get();
+      // Small transactions go on across the move: the new worker must take those too.
+      Await.until("100 more small transactions committed on the new worker", WAIT,
+          () -> ledger.transactions.get() >= atMove + 100);
       stop.set(true);
       small.get();
       Pipeline.awaitSame(db, replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT);

@@ -137,7 +137,7 @@ class SourceFailuresIT {
       f.awaitEntries(3, WAIT);
       f.db.execute("INSERT INTO t VALUES (1)");
       f.awaitEntries(3, WAIT);
-      Thread.sleep(2500); // let Connect flush the offsets of what was written (offset.flush.interval.ms=1000)
+      f.awaitPositionStored(WAIT);
       f.stopConnector();
       Await.until("slot released", WAIT, () -> slotInactive(f));
       f.db.dropSlot("fail_slot_slot");

@@ -117,6 +117,18 @@ final class SourceFixture implements AutoCloseable {
     return List.copyOf(seen);
   }
 
+  /**
+   * Waits until Connect has stored a source position at or past the last commit read, so a task
+   * started later resumes after it (watermarks sort as text).
+   */
+  void awaitPositionStored(Duration timeout) {
+    String last = seen.stream().filter(e -> e.message() instanceof io.pg2lite.protocol.message.Commit)
+        .reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no commit read yet")).watermark().toString();
+    io.pg2lite.testkit.Await.until("a stored source position at or past " + last, timeout,
+        () -> worker.rest().offsets(name).stream()
+            .anyMatch(o -> o.containsKey("watermark") && o.get("watermark").compareTo(last) >= 0));
+  }
+
   void stopConnector() {
     worker.rest().delete(name);
   }

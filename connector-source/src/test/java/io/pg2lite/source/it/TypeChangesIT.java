@@ -231,7 +231,7 @@ class TypeChangesIT {
   private static void startThenStop(SourceFixture f) throws Exception {
     f.start();
     f.awaitEntries(3, WAIT);
-    Thread.sleep(2500); // let Connect flush the position of what was written (offset.flush.interval.ms=1000)
+    f.awaitPositionStored(WAIT);
     f.stopConnector();
     Await.until("slot released", WAIT, () -> {
       try {

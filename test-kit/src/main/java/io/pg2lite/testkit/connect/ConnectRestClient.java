@@ -137,6 +137,21 @@ public final class ConnectRestClient {
     return out;
   }
 
+  /**
+   * The offsets Connect has stored for a connector ({@code GET /connectors/{name}/offsets}), one
+   * map per source partition, values as JSON text. What a restarted task resumes from: a test
+   * that stops a source waits for these instead of sleeping past the offset flush interval.
+   */
+  public List<Map<String, String>> offsets(String name) {
+    List<Map<String, String>> out = new ArrayList<>();
+    for (JsonNode o : send("GET", "connectors/" + enc(name) + "/offsets", null).path("offsets")) {
+      Map<String, String> m = new LinkedHashMap<>();
+      o.path("offset").fields().forEachRemaining(e -> m.put(e.getKey(), e.getValue().asText()));
+      out.add(m);
+    }
+    return out;
+  }
+
   /** Class names of the connector plugins the worker loaded. */
   public List<String> connectorPlugins() {
     List<String> out = new ArrayList<>();
