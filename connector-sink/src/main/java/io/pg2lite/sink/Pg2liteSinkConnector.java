@@ -56,8 +56,8 @@ public class Pg2liteSinkConnector extends SinkConnector {
   }
 
   /**
-   * Adds what only the environment can tell: the replica's directory must exist and be writable,
-   * and (with {@code kafka.bootstrap.servers}) each topic must exist with exactly one partition.
+   * Adds what only the environment can tell: the replica's directory (and the snapshot directory,
+   * if set) must exist and be writable, and (with {@code kafka.bootstrap.servers}) each topic must exist with exactly one partition.
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
@@ -70,6 +70,16 @@ public class Pg2liteSinkConnector extends SinkConnector {
       }
     }
     String bootstrap = connectorConfigs.get(SinkConfig.KAFKA_BOOTSTRAP_CONFIG);
+    String snapshots = connectorConfigs.getOrDefault(SinkConfig.SNAPSHOT_DIR_CONFIG, "").trim();
+    if (!snapshots.isEmpty()) {
+      if (!Files.isDirectory(Path.of(snapshots)) || !Files.isWritable(Path.of(snapshots))) {
+        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "directory " + snapshots + " does not exist or is not writable");
+      }
+      if (bootstrap == null || bootstrap.isEmpty()) {
+        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "snapshots need " + SinkConfig.KAFKA_BOOTSTRAP_CONFIG
+            + ": a restore checks that the topic still holds what follows a snapshot");
+      }
+    }
     String topics = connectorConfigs.get("topics");
     if (bootstrap != null && !bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
       ChangeLogAdmin admin = new ChangeLogAdmin(bootstrap, SinkConfig.kafkaClientProps(connectorConfigs));

@@ -12,6 +12,7 @@ import org.apache.kafka.common.config.ConfigDef.Width;
 public final class SinkConfig {
   private static final String GROUP_REPLICA = "Replica";
   private static final String GROUP_FAULTS = "Faults";
+  private static final String GROUP_SNAPSHOTS = "Snapshots";
 
   public static final String REPLICA_PATH_CONFIG = "replica.path";
   private static final String REPLICA_PATH_DOC = "Path of the SQLite replica file (created if missing). One sink "
@@ -47,6 +48,20 @@ public final class SinkConfig {
       + "the topic. Optional: gaps in the log are always detected from the records' sequence numbers, and stop the "
       + "task with \"replica too far behind\". Other admin settings go in kafka.* keys.";
 
+  public static final String SNAPSHOT_DIR_CONFIG = "snapshot.dir";
+  private static final String SNAPSHOT_DIR_DOC = "Directory of the replica snapshots, shared by every sink of this "
+      + "change log (a local directory, or a mount every worker sees). Empty (the default): no snapshots. When set, "
+      + "the sink publishes a snapshot of its replica every snapshot.interval.ms, and a sink whose replica file is "
+      + "missing (a new sink, or a task moved to another worker) restores the newest snapshot the topic still "
+      + "covers, then catches up by offset, instead of replaying the whole log. Needs kafka.bootstrap.servers.";
+  public static final String SNAPSHOT_INTERVAL_CONFIG = "snapshot.interval.ms";
+  private static final String SNAPSHOT_INTERVAL_DOC = "Time between two snapshots (one is skipped when nothing was "
+      + "applied since the last). The topic's retention must be longer than this plus the longest outage a replica "
+      + "must survive.";
+  public static final String SNAPSHOT_KEEP_CONFIG = "snapshot.keep";
+  private static final String SNAPSHOT_KEEP_DOC = "How many snapshots of the change log the store keeps; each sink "
+      + "deletes the older ones after publishing.";
+
   public static ConfigDef configDef() {
     return new ConfigDef()
         .define(REPLICA_PATH_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
@@ -66,7 +81,13 @@ public final class SinkConfig {
         .define(RETRY_TIMEOUT_CONFIG, Type.LONG, 900_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
             RETRY_TIMEOUT_DOC, GROUP_FAULTS, 1, Width.SHORT, "Retry timeout")
         .define(RETRY_BACKOFF_MAX_CONFIG, Type.LONG, 10_000L, ConfigDef.Range.atLeast(500), Importance.LOW,
-            RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max");
+            RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max")
+        .define(SNAPSHOT_DIR_CONFIG, Type.STRING, "", Importance.MEDIUM, SNAPSHOT_DIR_DOC, GROUP_SNAPSHOTS, 1,
+            Width.LONG, "Snapshot directory")
+        .define(SNAPSHOT_INTERVAL_CONFIG, Type.LONG, 3_600_000L, ConfigDef.Range.atLeast(1000), Importance.MEDIUM,
+            SNAPSHOT_INTERVAL_DOC, GROUP_SNAPSHOTS, 2, Width.SHORT, "Snapshot interval")
+        .define(SNAPSHOT_KEEP_CONFIG, Type.INT, 3, ConfigDef.Range.atLeast(1), Importance.LOW, SNAPSHOT_KEEP_DOC,
+            GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept");
   }
 
   public final Path replicaPath;
@@ -78,6 +99,10 @@ public final class SinkConfig {
   public final long maxSizeBytes;
   public final long retryTimeoutMs;
   public final long retryBackoffMaxMs;
+  /** Null when snapshots are off. */
+  public final Path snapshotDir;
+  public final long snapshotIntervalMs;
+  public final int snapshotKeep;
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
 
@@ -93,6 +118,14 @@ public final class SinkConfig {
     retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
     retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);
     kafkaClientProps = kafkaClientProps(props);
+    String dir = c.getString(SNAPSHOT_DIR_CONFIG).trim();
+    snapshotDir = dir.isEmpty() ? null : Path.of(dir);
+    snapshotIntervalMs = c.getLong(SNAPSHOT_INTERVAL_CONFIG);
+    snapshotKeep = c.getInt(SNAPSHOT_KEEP_CONFIG);
+    if (snapshotDir != null && kafkaBootstrapServers.isEmpty()) {
+      throw new org.apache.kafka.common.config.ConfigException(SNAPSHOT_DIR_CONFIG, dir, "snapshots need "
+          + KAFKA_BOOTSTRAP_CONFIG + ": a restore checks that the topic still holds what follows a snapshot");
+    }
   }
 
   /** The sink's own Kafka client settings: the {@code kafka.*} keys without the prefix (bootstrap servers apart). */

@@ -15,8 +15,9 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 /**
  * The sink's own view of the change-log topic through an admin client (the sink's counterpart of
- * the source's {@code ChangeLogTopic}): its partition count for {@code validate()}, and its start
- * and end offsets for the early too-far-behind check and the lag metric. Only used when
+ * the source's {@code ChangeLogTopic}): its partition count for {@code validate()}, its start
+ * and end offsets for the early too-far-behind check and the lag metric, and the lineage of its
+ * newest records for choosing a snapshot to restore. Only used when
  * {@code kafka.bootstrap.servers} is set; correctness never depends on it (gaps are caught from
  * the records' sequence numbers), so every read has a short timeout and callers treat a failure
  * as "unknown".
@@ -64,6 +65,38 @@ public final class ChangeLogAdmin {
   /** The end offset of {@code tp}, or empty when it cannot be read now. */
   public OptionalLong logEnd(TopicPartition tp) throws InterruptedException {
     return offset(tp, OffsetSpec.latest());
+  }
+
+  /**
+   * The replica version (lineage header) of the newest committed record of {@code tp}: the
+   * lineage a restored snapshot must share. Empty when the log holds no record, or none with the
+   * header, within a short read of its tail.
+   */
+  public java.util.Optional<String> replicaVersion(TopicPartition tp) {
+    Map<String, Object> p = new HashMap<>(props);
+    p.put("isolation.level", "read_committed");
+    p.put("enable.auto.commit", "false");
+    p.put("key.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+    p.put("value.deserializer", org.apache.kafka.common.serialization.ByteArrayDeserializer.class.getName());
+    try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c =
+        new org.apache.kafka.clients.consumer.KafkaConsumer<>(p)) {
+      c.assign(List.of(tp));
+      long end = c.endOffsets(List.of(tp), java.time.Duration.ofMillis(TIMEOUT_MS)).get(tp);
+      long start = c.beginningOffsets(List.of(tp), java.time.Duration.ofMillis(TIMEOUT_MS)).get(tp);
+      // The tail: a few records, and the transaction markers between them.
+      c.seek(tp, Math.max(start, end - 16));
+      String version = null;
+      long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(TIMEOUT_MS);
+      while (c.position(tp) < end && System.nanoTime() < deadline) {
+        for (var r : c.poll(java.time.Duration.ofMillis(200))) {
+          var h = r.headers().lastHeader(io.pg2lite.protocol.message.ChangeLogHeaders.REPLICA_VERSION);
+          if (h != null) {
+            version = new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+          }
+        }
+      }
+      return java.util.Optional.ofNullable(version);
+    }
   }
 
   private OptionalLong offset(TopicPartition tp, OffsetSpec spec) throws InterruptedException {

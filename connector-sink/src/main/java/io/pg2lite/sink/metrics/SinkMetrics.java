@@ -21,10 +21,63 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   private volatile long millisBehind = -1;
   private volatile long transactions;
   private volatile long records;
+  private volatile long snapshots;
+  private volatile long lastSnapshotOffset = -1;
+  private volatile long lastSnapshotBytes;
+  private volatile long lastSnapshotMillis;
+  private volatile long restoredOffset = -1;
+  private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
 
   private SinkMetrics(ObjectName name, LongSupplier logEnd) {
     this.name = name;
     this.logEnd = new ThrottledReading(logEnd);
+  }
+
+  /** A snapshot was published (called from the snapshot thread). */
+  public synchronized void snapshotTaken(long offset, long bytes, long millis) {
+    snapshots++;
+    lastSnapshotOffset = offset;
+    lastSnapshotBytes = bytes;
+    lastSnapshotMillis = millis;
+  }
+
+  public void restoredFrom(long offset) {
+    restoredOffset = offset;
+  }
+
+  /** How to read {@link #getOldestRestorableOffset}; throttled like the lag. */
+  public void oldestRestorable(LongSupplier reading) {
+    oldestRestorable = new ThrottledReading(reading);
+  }
+
+  @Override
+  public long getSnapshotsTaken() {
+    return snapshots;
+  }
+
+  @Override
+  public long getLastSnapshotOffset() {
+    return lastSnapshotOffset;
+  }
+
+  @Override
+  public long getLastSnapshotBytes() {
+    return lastSnapshotBytes;
+  }
+
+  @Override
+  public long getLastSnapshotMillis() {
+    return lastSnapshotMillis;
+  }
+
+  @Override
+  public long getRestoredSnapshotOffset() {
+    return restoredOffset;
+  }
+
+  @Override
+  public long getOldestRestorableOffset() {
+    return oldestRestorable.get();
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */

@@ -27,4 +27,27 @@ public interface SinkMetricsMBean {
 
   /** Change-log records applied per second, over the last completed 10-second window. */
   double getRecordsPerSecond();
+
+  /** Snapshots this task published since it started (0 without {@code snapshot.dir}). */
+  long getSnapshotsTaken();
+
+  /** Offset of the last snapshot this task published; -1 before any. */
+  long getLastSnapshotOffset();
+
+  /** Size in bytes of that snapshot. */
+  long getLastSnapshotBytes();
+
+  /** How long taking and publishing it took. */
+  long getLastSnapshotMillis();
+
+  /** Offset of the snapshot this task's replica was restored from when it started; -1 when none. */
+  long getRestoredSnapshotOffset();
+
+  /**
+   * The oldest offset a new replica could start from: the oldest snapshot in the store that the
+   * topic still covers (offset + 1 &gt;= log start), or 0 while the topic still holds its first
+   * record; -1 when none can (a new replica would fail "too far behind") or it cannot be read.
+   * Read when asked, at most every 5 s. Check the retention rule with it (operations.md).
+   */
+  long getOldestRestorableOffset();
 }

@@ -1,0 +1,133 @@
+package io.pg2lite.sink;
+
+import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.sink.metrics.SinkMetrics;
+import io.pg2lite.sink.snapshot.DirectorySnapshotStore;
+import io.pg2lite.sink.snapshot.SnapshotManifest;
+import io.pg2lite.sink.snapshot.SnapshotRestorer;
+import io.pg2lite.sink.snapshot.SnapshotSchedule;
+import io.pg2lite.sink.snapshot.SnapshotStore;
+import io.pg2lite.sink.snapshot.SnapshotTaker;
+import java.io.IOException;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.common.TopicPartition;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The sink task's use of snapshots ({@code snapshot.dir}): a restore before the replica is opened
+ * when its file is missing, a schedule of snapshots while the task runs, and the oldest offset a
+ * new replica could start from, for the MBean. The change log is partition 0 of the sink's topic.
+ */
+final class ReplicaSnapshots implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaSnapshots.class);
+  private final SinkConfig config;
+  private final ChangeLogAdmin admin;
+  private final String connector;
+  private final TopicPartition log;
+  private final SnapshotStore store;
+  private SnapshotSchedule schedule;
+
+  private ReplicaSnapshots(SinkConfig config, ChangeLogAdmin admin, String connector, TopicPartition log) {
+    this.config = config;
+    this.admin = admin;
+    this.connector = connector;
+    this.log = log;
+    this.store = new DirectorySnapshotStore(config.snapshotDir);
+  }
+
+  /** Empty when snapshots are off. {@code topics} is the sink's {@code topics} setting. */
+  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector, String topics) {
+    if (config.snapshotDir == null) {
+      return Optional.empty();
+    }
+    if (topics == null || topics.isBlank()) {
+      LOG.warn("Snapshots need the sink's topic in 'topics' (not topics.regex); snapshots are off");
+      return Optional.empty();
+    }
+    return Optional.of(new ReplicaSnapshots(config, admin, connector, new TopicPartition(topics.split(",")[0].trim(),
+        0)));
+  }
+
+  String describe() {
+    return store.describe();
+  }
+
+  /**
+   * Restores the newest usable snapshot when the replica file is missing or has applied nothing.
+   *
+   * @throws IOException when the store or Kafka cannot be read (the caller retries)
+   */
+  SnapshotRestorer.Outcome restoreIfMissing() throws IOException, SQLException {
+    long t0 = System.nanoTime();
+    SnapshotRestorer.Outcome out = new SnapshotRestorer(store, config.busyTimeoutMs).restoreIfMissing(
+        config.replicaPath, log.topic(), log.partition(), new SnapshotRestorer.LogView() {
+          @Override
+          public long logStart() throws IOException {
+            return ReplicaSnapshots.this.logStart();
+          }
+
+          @Override
+          public Optional<String> replicaVersion() throws IOException {
+            try {
+              return admin.replicaVersion(log);
+            } catch (RuntimeException e) {
+              throw new IOException("cannot read the tail of " + log + ": " + e.getMessage(), e);
+            }
+          }
+        });
+    out.restored().ifPresent(m -> LOG.info("Replica {} restored from snapshot {} of {} (offset {}, watermark {}, {} "
+        + "bytes) in {} ms; catching up from offset {}", config.replicaPath, m.id(), store.describe(), m.offset(),
+        m.watermark(), m.bytes(), (System.nanoTime() - t0) / 1_000_000, m.offset() + 1));
+    return out;
+  }
+
+  private long logStart() throws IOException {
+    try {
+      OptionalLong start = admin.logStart(log);
+      if (start.isEmpty()) {
+        throw new IOException("cannot read the log start of " + log + " at " + config.kafkaBootstrapServers);
+      }
+      return start.getAsLong();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted reading the log start of " + log, e);
+    }
+  }
+
+  /** Starts taking snapshots every {@code snapshot.interval.ms}, reporting them to {@code metrics}. */
+  void start(SinkMetrics metrics) {
+    SnapshotTaker taker = new SnapshotTaker(config.replicaPath, store, config.snapshotKeep, config.busyTimeoutMs,
+        Clock.systemUTC());
+    schedule = new SnapshotSchedule(connector, taker, Duration.ofMillis(config.snapshotIntervalMs),
+        t -> metrics.snapshotTaken(t.manifest().offset(), t.manifest().bytes(), t.millis()));
+    metrics.oldestRestorable(this::oldestRestorable);
+  }
+
+  /** See {@link io.pg2lite.sink.metrics.SinkMetricsMBean#getOldestRestorableOffset}. */
+  private long oldestRestorable() {
+    try {
+      long start = logStart();
+      if (start == 0) {
+        return 0;
+      }
+      List<SnapshotManifest> all = store.list(log.topic(), log.partition(), (n, why) -> { });
+      return all.stream().filter(m -> m.coveredBy(start)).mapToLong(SnapshotManifest::offset).min().orElse(-1);
+    } catch (IOException | RuntimeException e) {
+      return -1;
+    }
+  }
+
+  @Override
+  public void close() {
+    if (schedule != null) {
+      schedule.close();
+    }
+  }
+}

@@ -1,0 +1,91 @@
+package io.pg2lite.sink.snapshot;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Clock;
+import java.util.List;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Takes one snapshot of a replica while the sink goes on applying: {@code VACUUM INTO} on a
+ * connection of its own copies the replica as of one read transaction (in WAL mode the writer
+ * is never blocked by it), so the copy holds whole upstream transactions and the state row that
+ * describes exactly them. The manifest is read back from the copy, never from the live replica,
+ * then the copy is published and the store pruned to the newest {@code keep} snapshots.
+ */
+public final class SnapshotTaker {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotTaker.class);
+  private final Path replica;
+  private final SnapshotStore store;
+  private final int keep;
+  private final int busyTimeoutMs;
+  private final Clock clock;
+  private volatile Statement running;
+
+  public SnapshotTaker(Path replica, SnapshotStore store, int keep, int busyTimeoutMs, Clock clock) {
+    this.replica = replica;
+    this.store = store;
+    this.keep = keep;
+    this.busyTimeoutMs = busyTimeoutMs;
+    this.clock = clock;
+  }
+
+  /**
+   * Snapshots the replica unless its last commit is still the one at {@code lastOffset} (nothing
+   * new to keep) or it has applied nothing; returns the published manifest.
+   */
+  public Optional<SnapshotManifest> take(long lastOffset) throws SQLException, IOException {
+    Path copy = replica.resolveSibling(replica.getFileName() + ".snapshot.tmp");
+    SnapshotFiles.deleteReplica(copy);
+    try {
+      try (Connection c = SnapshotFiles.open(replica, busyTimeoutMs, false); Statement s = c.createStatement()) {
+        Optional<SnapshotFiles.Position> live = SnapshotFiles.position(c);
+        if (live.isEmpty() || live.get().offset() == lastOffset) {
+          return Optional.empty();
+        }
+        running = s;
+        try {
+          s.execute("VACUUM INTO " + SnapshotFiles.literal(copy.toAbsolutePath().toString()));
+        } finally {
+          running = null;
+        }
+      }
+      SnapshotFiles.Position p;
+      try (Connection c = SnapshotFiles.open(copy, busyTimeoutMs, true)) {
+        p = SnapshotFiles.position(c).orElseThrow(() -> new SQLException("the snapshot copy has no state row"));
+      }
+      SnapshotManifest stored = store.publish(copy, new SnapshotManifest(null, p.replicaVersion(), p.watermark(),
+          p.topic(), p.partition(), p.offset(), p.seq(), 0, null, clock.instant()));
+      prune(p.topic(), p.partition());
+      return Optional.of(stored);
+    } finally {
+      Files.deleteIfExists(copy);
+    }
+  }
+
+  /** Stops a copy under way (from another thread): {@link #take} then fails with an interrupted statement. */
+  public void cancel() {
+    Statement s = running;
+    if (s != null) {
+      try {
+        s.cancel();
+      } catch (SQLException e) {
+        LOG.debug("Cannot cancel the snapshot copy", e);
+      }
+    }
+  }
+
+  private void prune(String topic, int partition) throws IOException {
+    List<SnapshotManifest> all = store.list(topic, partition, (name, why) -> { });
+    for (SnapshotManifest old : all.subList(Math.min(keep, all.size()), all.size())) {
+      store.delete(old);
+      LOG.info("Deleted snapshot {} (offset {}): {} newer ones are kept", old.id(), old.offset(), keep);
+    }
+  }
+}
