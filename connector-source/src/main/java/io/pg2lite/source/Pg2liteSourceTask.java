@@ -107,7 +107,7 @@ public class Pg2liteSourceTask extends SourceTask {
   }
 
   /**
-   * Connects to Kafka and Postgres and prepares streaming ({@link SourceStartup}); true once
+   * Connects to Kafka and Postgres and prepares streaming ({@link StreamFactory#prepare}); true once
    * streaming can begin. Tried once in {@link #start}, then from {@link #poll} until it succeeds,
    * because Connect fails a task whose start throws for good: a Postgres or broker that is down or
    * restarting when the task starts is a transient fault, retried with a bounded backoff while
@@ -119,29 +119,29 @@ public class Pg2liteSourceTask extends SourceTask {
       Thread.sleep(Math.min(nextStartUpAt - now, 500));
       return false;
     }
-    ReplicationStream debezium = null;
+    ReplicationStream upstream = null;
     StreamMultiplexer mux = null;
     try {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
       SourceStartup.State state = streams.prepare(config, stored);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
-      debezium = streams.replication(config, context, () -> partition.stored(context.offsetStorageReader()),
+      upstream = streams.replication(config, context, () -> partition.stored(context.offsetStorageReader()),
           () -> assembled.position().toOffset());
       mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
-      debezium.start();
+      upstream.start();
       synchronized (lifecycle) { // stop() may run meanwhile, from Connect's thread
         if (stopped) {
           mux.close();
-          debezium.close();
+          upstream.close();
           return false;
         }
         assembler = assembled;
         pending = state.pending();
         records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
-        fullBatch = debezium.batchSize();
+        fullBatch = upstream.batchSize();
         commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
         multiplexer = mux;
-        stream = debezium;
+        stream = upstream;
         if (metrics == null) {
           metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
         }
@@ -152,8 +152,8 @@ public class Pg2liteSourceTask extends SourceTask {
       if (mux != null) {
         mux.close();
       }
-      if (debezium != null) {
-        debezium.close();
+      if (upstream != null) {
+        upstream.close();
       }
       if (!Failures.isTransient(e)) {
         throw e;
