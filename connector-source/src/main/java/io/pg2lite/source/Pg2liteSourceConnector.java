@@ -3,6 +3,8 @@ package io.pg2lite.source;
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.config.SourceValidator;
+import io.pg2lite.source.kafka.ChangeLogProbe;
+import io.pg2lite.source.postgres.PostgresProbe;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
@@ -51,11 +53,19 @@ public class Pg2liteSourceConnector extends SourceConnector {
     return SourceConfig.configDef();
   }
 
-  /** Field-level checks plus what only a live database and broker can tell. */
+  /**
+   * Field-level checks, then, once the fields are valid, what only the live database and broker
+   * can tell ({@link PostgresProbe}, {@link ChangeLogProbe}), each problem on its field.
+   */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
-    new SourceValidator(config, connectorConfigs).validate();
+    SourceValidator validator = new SourceValidator(config);
+    if (validator.fieldsValid()) {
+      SourceConfig c = new SourceConfig(connectorConfigs);
+      validator.report(new PostgresProbe(c).problems());
+      validator.report(new ChangeLogProbe(c).problems());
+    }
     return config;
   }
 

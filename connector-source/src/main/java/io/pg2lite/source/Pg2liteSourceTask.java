@@ -1,20 +1,11 @@
 package io.pg2lite.source;
 
-import io.pg2lite.backfill.BackfillStream;
-import io.pg2lite.backfill.postgres.PostgresConnector;
-import io.pg2lite.backfill.postgres.PostgresTableCopySource;
-import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.backfill.schedule.MainStreamState;
-import io.pg2lite.backfill.state.BackfillRequestsCodec;
-import io.pg2lite.backfill.state.BackfillStateMachine;
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.failure.Backoff;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.source.config.SourceConfig;
-import io.pg2lite.source.debezium.DebeziumPositions;
-import io.pg2lite.source.debezium.DebeziumReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogRecords;
-import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.kafka.KafkaCommitPolicy;
 import io.pg2lite.source.metrics.SourceMetrics;
 import io.pg2lite.source.multiplex.StreamMultiplexer;
@@ -24,10 +15,10 @@ import io.pg2lite.source.transaction.Emitted;
 import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
+import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -38,7 +29,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The source task: upstream events in, change-log records out. It only translates between
  * Connect and the plain classes that do the work ({@link SourceStartup},
- * {@link TransactionAssembler}, {@link ChangeLogRecords}).
+ * {@link TransactionAssembler}, {@link StreamMultiplexer}, {@link ChangeLogRecords}); what it opens
+ * against Postgres and Kafka comes from a {@link StreamFactory}.
  *
  * <p>Durability: records go to Connect from {@link #poll()}; Connect writes them and, once Kafka
  * has stored them, their offsets; {@link #commit()} then lets the replication stream confirm to
@@ -52,6 +44,8 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
+  private final StreamFactory streams;
+  private final Clock clock;
   private SourceConfig config;
   private SourcePartition partition;
   private Backoff startUpRetries;
@@ -76,6 +70,21 @@ public class Pg2liteSourceTask extends SourceTask {
   private StreamMultiplexer multiplexer;
   private int fullBatch;
 
+  /** The task Connect creates: Debezium, Postgres and Kafka for real, the system clock. */
+  public Pg2liteSourceTask() {
+    this(new DebeziumStreamFactory(), Clock.systemUTC());
+  }
+
+  /**
+   * For tests: {@code streams} opens everything the task reads and writes; {@code clock} times the
+   * start-up retries and the backfill. (The exactly-once commit interval runs on
+   * {@link System#nanoTime}, which never goes back.)
+   */
+  Pg2liteSourceTask(StreamFactory streams, Clock clock) {
+    this.streams = streams;
+    this.clock = clock;
+  }
+
   @Override
   public String version() {
     return PluginVersion.get();
@@ -98,46 +107,43 @@ public class Pg2liteSourceTask extends SourceTask {
   }
 
   /**
-   * Connects to Kafka and Postgres and prepares streaming ({@link SourceStartup}); true once
+   * Connects to Kafka and Postgres and prepares streaming ({@link StreamFactory#prepare}); true once
    * streaming can begin. Tried once in {@link #start}, then from {@link #poll} until it succeeds,
    * because Connect fails a task whose start throws for good: a Postgres or broker that is down or
    * restarting when the task starts is a transient fault, retried with a bounded backoff while
    * the task stays RUNNING. A permanent fault throws, from either.
    */
   private boolean startUp() throws InterruptedException {
-    long now = System.currentTimeMillis();
+    long now = clock.millis();
     if (now < nextStartUpAt) {
       Thread.sleep(Math.min(nextStartUpAt - now, 500));
       return false;
     }
-    ReplicationStream debezium = null;
+    ReplicationStream upstream = null;
     StreamMultiplexer mux = null;
     try {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
-      ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
-      topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
-      topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
-      SourceStartup.State state = new SourceStartup(config, new DebeziumPositions()).prepare(stored, topic);
+      SourceStartup.State state = streams.prepare(config, stored);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
-      debezium = new DebeziumReplicationStream(config, context, () -> partition.stored(context.offsetStorageReader()),
+      upstream = streams.replication(config, context, () -> partition.stored(context.offsetStorageReader()),
           () -> assembled.position().toOffset());
-      mux = new StreamMultiplexer(backfillStream(config, state), state.position().backfills());
-      debezium.start();
+      mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
+      upstream.start();
       synchronized (lifecycle) { // stop() may run meanwhile, from Connect's thread
         if (stopped) {
           mux.close();
-          debezium.close();
+          upstream.close();
           return false;
         }
         assembler = assembled;
         pending = state.pending();
         records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
-        fullBatch = debezium.batchSize();
+        fullBatch = upstream.batchSize();
         commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
         multiplexer = mux;
-        stream = debezium;
+        stream = upstream;
         if (metrics == null) {
-          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> slotLag(config));
+          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
         }
       }
       startUpRetries.reset();
@@ -146,8 +152,8 @@ public class Pg2liteSourceTask extends SourceTask {
       if (mux != null) {
         mux.close();
       }
-      if (debezium != null) {
-        debezium.close();
+      if (upstream != null) {
+        upstream.close();
       }
       if (!Failures.isTransient(e)) {
         throw e;
@@ -158,31 +164,8 @@ public class Pg2liteSourceTask extends SourceTask {
             + " s (" + SourceConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
       }
       LOG.warn("The source cannot start yet ({}); trying again in {} ms", e.getMessage(), wait);
-      nextStartUpAt = System.currentTimeMillis() + wait;
+      nextStartUpAt = clock.millis() + wait;
       return false;
-    }
-  }
-
-  private static BackfillStream backfillStream(SourceConfig config, SourceStartup.State state) {
-    String stored = state.position().backfills();
-    BackfillStateMachine machine = new BackfillStateMachine(
-        stored == null ? List.of() : BackfillRequestsCodec.decode(stored), state.position().lastCommit(), new Random());
-    PostgresConnector postgres = new PostgresConnector(config.jdbcUrl(), config.user, config.password.value(),
-        config.publication);
-    String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
-    return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
-        new BackfillScheduler(config.backfillTransactionBatches), config.backfillBatchRows, state.lastWritten(),
-        System::currentTimeMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
-        .holdUntilCommitAtOrAbove(state.backfillHold());
-  }
-
-  /** For the slot-lag metric: a short connection per reading (at most one every 5 s). */
-  private static long slotLag(SourceConfig config) {
-    try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.jdbcUrl(), config.user,
-        config.password.value())) {
-      return new io.pg2lite.source.postgres.PostgresCatalog(c).slotLagBytes(config.slot);
-    } catch (java.sql.SQLException e) {
-      return -1;
     }
   }
 

@@ -96,6 +96,43 @@ public final class CatalogInstaller {
     }
   }
 
+  /** A query whose parameters ({@code ?}) all take the same value. */
+  record Query(String sql, int parameters) {}
+
+  private static final String PUBLISHED_SCHEMA_HEAD = "CREATE OR REPLACE FUNCTION pg2lite.published_schema(pub text)";
+  private static final String BODY_QUOTE = "$fn$";
+  /** The function's parameter where the body names it: not part of another name, a qualified name or a string. */
+  private static final java.util.regex.Pattern PUB = java.util.regex.Pattern.compile("(?<![\\w.'])pub(?![\\w'])");
+
+  /**
+   * The body of {@code pg2lite.published_schema(pub)} in install.sql as a plain query of one text
+   * parameter, {@code pub}, so that the schema can be read the same way before the function is
+   * installed.
+   */
+  static Query publishedSchemaQuery() {
+    String script = script();
+    int head = script.indexOf(PUBLISHED_SCHEMA_HEAD);
+    int open = head < 0 ? -1 : script.indexOf(BODY_QUOTE, head);
+    int close = open < 0 ? -1 : script.indexOf(BODY_QUOTE, open + BODY_QUOTE.length());
+    if (close < 0) {
+      throw new IllegalStateException("install.sql: no body of pg2lite.published_schema(pub text) between "
+          + BODY_QUOTE + " quotes");
+    }
+    String body = script.substring(open + BODY_QUOTE.length(), close).strip();
+    if (body.contains("?")) {
+      throw new IllegalStateException("install.sql: the body of pg2lite.published_schema holds a '?'");
+    }
+    java.util.regex.Matcher m = PUB.matcher(body);
+    int count = 0;
+    StringBuilder sql = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(sql, "CAST(? AS text)");
+      count++;
+    }
+    m.appendTail(sql);
+    return new Query(sql.toString(), count);
+  }
+
   static String script() {
     try (InputStream in = CatalogInstaller.class.getResourceAsStream("/io/pg2lite/source/schema/install.sql")) {
       if (in == null) {

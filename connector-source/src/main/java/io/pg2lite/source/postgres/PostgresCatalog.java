@@ -79,9 +79,55 @@ public final class PostgresCatalog {
     }
   }
 
+  /** The server's {@code wal_level}. */
+  public String walLevel() throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW wal_level")) {
+      rs.next();
+      return rs.getString(1);
+    }
+  }
+
+  /** Whether the connected user has the REPLICATION attribute or is a superuser. */
+  public boolean currentUserMayReplicate() throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user");
+        ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  /** The publication's schema, by {@code pg2lite.published_schema}, which must be installed. */
   public PublishedSchema publishedSchema(String publication) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.published_schema(?)::text")) {
       ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return PublishedSchemaParser.parse(rs.getString(1));
+      }
+    }
+  }
+
+  /**
+   * The publication's schema as the source will read it, also before pg2lite's catalog objects
+   * are installed (for {@code validate()}): then the query of {@code pg2lite.published_schema} is
+   * run as is, read out of install.sql ({@link CatalogInstaller#publishedSchemaQuery}), as the
+   * connected user, so there is one query and nothing is created.
+   */
+  public PublishedSchema publishedSchemaAsInstalledOrNot(String publication) throws SQLException {
+    boolean installed;
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT to_regprocedure('pg2lite.published_schema(text)') IS NOT NULL")) {
+      rs.next();
+      installed = rs.getBoolean(1);
+    }
+    if (installed) {
+      return publishedSchema(publication);
+    }
+    CatalogInstaller.Query q = CatalogInstaller.publishedSchemaQuery();
+    try (PreparedStatement ps = c.prepareStatement(q.sql())) {
+      for (int i = 1; i <= q.parameters(); i++) {
+        ps.setString(i, publication);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return PublishedSchemaParser.parse(rs.getString(1));

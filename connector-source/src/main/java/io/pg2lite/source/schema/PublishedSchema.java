@@ -20,6 +20,14 @@ public record PublishedSchema(String publication, List<Table> tables) {
     return m;
   }
 
+  /**
+   * The tables without a row key ({@link Table#keyIndex} is null), which the source refuses to
+   * start with; the same rule for {@code validate()} and the start-up.
+   */
+  public List<Table> tablesWithoutKey(boolean allowUniqueIndex) {
+    return tables.stream().filter(t -> t.keyIndex(allowUniqueIndex) == null).toList();
+  }
+
   /** A published table. {@code replicaIdentity} is pg_class.relreplident: d, n, f or i. */
   public record Table(long oid, long schemaOid, String schema, String name, String replicaIdentity,
       List<Column> columns, List<Index> indexes) {

@@ -1,0 +1,65 @@
+package io.pg2lite.source;
+
+import io.pg2lite.backfill.BackfillStream;
+import io.pg2lite.backfill.postgres.PostgresConnector;
+import io.pg2lite.backfill.postgres.PostgresTableCopySource;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
+import io.pg2lite.backfill.state.BackfillRequestsCodec;
+import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.debezium.DebeziumPositions;
+import io.pg2lite.source.debezium.DebeziumReplicationStream;
+import io.pg2lite.source.kafka.ChangeLogTopic;
+import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.replication.ReplicationStream;
+import io.pg2lite.source.transaction.SourcePosition;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.connect.source.SourceTaskContext;
+
+/** The real {@link StreamFactory}: Kafka's admin client, Postgres over JDBC, Debezium's replication stream. */
+final class DebeziumStreamFactory implements StreamFactory {
+  @Override
+  public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
+    ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
+    topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
+    topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
+    return new SourceStartup(config, new DebeziumPositions()).prepare(stored, topic);
+  }
+
+  @Override
+  public ReplicationStream replication(SourceConfig config, SourceTaskContext context,
+      Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
+    return new DebeziumReplicationStream(config, context, storedOffset, resumeOffset);
+  }
+
+  @Override
+  public BackfillStream backfill(SourceConfig config, SourceStartup.State state, LongSupplier clockMillis) {
+    String stored = state.position().backfills();
+    BackfillStateMachine machine = new BackfillStateMachine(
+        stored == null ? List.of() : BackfillRequestsCodec.decode(stored), state.position().lastCommit(), new Random());
+    PostgresConnector postgres = new PostgresConnector(config.jdbcUrl(), config.user, config.password.value(),
+        config.publication);
+    String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
+    return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
+        new BackfillScheduler(config.backfillTransactionBatches), config.backfillBatchRows, state.lastWritten(),
+        clockMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
+        .holdUntilCommitAtOrAbove(state.backfillHold());
+  }
+
+  /** A short connection per reading (the metric reads at most one every 5 s). */
+  @Override
+  public long slotLagBytes(SourceConfig config) {
+    try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value())) {
+      return new PostgresCatalog(c).slotLagBytes(config.slot);
+    } catch (SQLException e) {
+      return -1;
+    }
+  }
+}

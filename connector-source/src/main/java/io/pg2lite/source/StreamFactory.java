@@ -1,0 +1,42 @@
+package io.pg2lite.source;
+
+import io.pg2lite.backfill.BackfillStream;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.replication.ReplicationStream;
+import io.pg2lite.source.transaction.SourcePosition;
+import java.util.Map;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.connect.source.SourceTaskContext;
+
+/**
+ * What {@link Pg2liteSourceTask} opens against Postgres and Kafka, behind one seam, so that a unit
+ * test can drive {@link Pg2liteSourceTask#poll()} without servers. The task calls
+ * {@link #prepare}, then {@link #replication} and {@link #backfill}, on every start-up attempt;
+ * a {@link RuntimeException} that {@link io.pg2lite.connect.failure.Failures#isTransient} calls
+ * transient makes it try again later. The real one is {@link DebeziumStreamFactory}.
+ */
+interface StreamFactory {
+  /**
+   * The start-up work before streaming: the change-log and heartbeat topics, then
+   * {@link SourceStartup} (catalog, publication, keys, slot, lineage, the records to write first).
+   *
+   * @param stored the position in Connect's offsets, or null on a first start
+   */
+  SourceStartup.State prepare(SourceConfig config, SourcePosition stored);
+
+  /**
+   * The upstream replication stream, not yet started.
+   *
+   * @param storedOffset reads the source offsets Connect has stored
+   * @param resumeOffset the source offset after the last complete transaction handed out
+   */
+  ReplicationStream replication(SourceConfig config, SourceTaskContext context, Supplier<Map<String, ?>> storedOffset,
+      Supplier<Map<String, ?>> resumeOffset);
+
+  /** The backfill stream resuming the backfills stored in {@code state}'s position. */
+  BackfillStream backfill(SourceConfig config, SourceStartup.State state, LongSupplier clockMillis);
+
+  /** WAL bytes the slot retains, for the metric; -1 when it cannot be read. */
+  long slotLagBytes(SourceConfig config);
+}

@@ -1,0 +1,90 @@
+package io.pg2lite.source.postgres;
+
+import io.pg2lite.source.config.ConfigProblem;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.schema.PublishedSchema;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+
+/**
+ * The live Postgres checks of {@code validate()}: the server can be reached with the credentials,
+ * runs with {@code wal_level=logical}, the user may replicate, the publication exists (or
+ * {@code publication.tables} is set), and every published table has a row key by the same rule,
+ * read from the same published schema, as the source's start-up ({@link PublishedSchema.Table#keyIndex}).
+ */
+public final class PostgresProbe {
+  private final SourceConfig config;
+
+  public PostgresProbe(SourceConfig config) {
+    this.config = config;
+  }
+
+  public List<ConfigProblem> problems() {
+    Properties p = new Properties();
+    p.setProperty("user", config.user);
+    p.setProperty("password", config.password.value());
+    p.setProperty("connectTimeout", "10");
+    p.setProperty("socketTimeout", "30");
+    List<ConfigProblem> out = new ArrayList<>();
+    try (Connection conn = DriverManager.getConnection(config.jdbcUrl(), p)) {
+      PostgresCatalog catalog = new PostgresCatalog(conn);
+      String walLevel = catalog.walLevel();
+      if (!"logical".equals(walLevel)) {
+        out.add(new ConfigProblem(SourceConfig.HOST_CONFIG, "the server runs with wal_level=" + walLevel
+            + "; logical replication needs wal_level=logical (postgresql.conf, then restart)"));
+      }
+      if (!catalog.currentUserMayReplicate()) {
+        out.add(new ConfigProblem(SourceConfig.USER_CONFIG, "user " + config.user + " lacks the REPLICATION attribute "
+            + "(ALTER ROLE " + config.user + " WITH REPLICATION)"));
+      }
+      if (!catalog.publicationExists(config.publication)) {
+        if (config.publicationTables.isEmpty()) {
+          out.add(new ConfigProblem(SourceConfig.PUBLICATION_CONFIG, "publication " + config.publication
+              + " does not exist; create it or list its tables in " + SourceConfig.PUBLICATION_TABLES_CONFIG));
+        }
+      } else {
+        out.addAll(keyProblems(config, catalog.publishedSchemaAsInstalledOrNot(config.publication)));
+      }
+    } catch (SQLException e) {
+      out.addAll(connectionProblems(config, e));
+    }
+    return out;
+  }
+
+  /** The published tables without a usable row key, as one problem on the publication. */
+  static List<ConfigProblem> keyProblems(SourceConfig config, PublishedSchema schema) {
+    List<String> keyless = schema.tablesWithoutKey(!config.requirePrimaryKey).stream()
+        .map(t -> t.schema() + "." + t.name()).toList();
+    if (keyless.isEmpty()) {
+      return List.of();
+    }
+    return List.of(new ConfigProblem(SourceConfig.PUBLICATION_CONFIG, "published tables without a primary key"
+        + (config.requirePrimaryKey ? "" : " or a unique index over NOT NULL columns") + ": "
+        + String.join(", ", keyless)));
+  }
+
+  /** What a failed connection or check means, on the field to change (by SQLSTATE). */
+  static List<ConfigProblem> connectionProblems(SourceConfig config, SQLException e) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    String server = config.host + ":" + config.port;
+    if (state.equals("28P01") || state.equals("28000")) {
+      return List.of(
+          new ConfigProblem(SourceConfig.USER_CONFIG, "authentication failed for user " + config.user + ": "
+              + e.getMessage()),
+          new ConfigProblem(SourceConfig.PASSWORD_CONFIG, "authentication failed for user " + config.user));
+    }
+    if (state.equals("3D000")) {
+      return List.of(new ConfigProblem(SourceConfig.DATABASE_CONFIG, "database " + config.database + " does not exist"));
+    }
+    if (state.startsWith("08")) {
+      return List.of(new ConfigProblem(SourceConfig.HOST_CONFIG, "cannot connect to Postgres at " + server + ": "
+          + e.getMessage()));
+    }
+    return List.of(new ConfigProblem(SourceConfig.HOST_CONFIG, "Postgres at " + server + " refused the check: "
+        + e.getMessage()));
+  }
+}

@@ -1,0 +1,7 @@
+/**
+ * The upstream database outside the replication stream: pg2lite's catalog objects
+ * ({@link io.pg2lite.source.postgres.CatalogInstaller}, install.sql), the queries and commands on the
+ * catalog, slot and publication ({@link io.pg2lite.source.postgres.PostgresCatalog}), and
+ * {@code validate()}'s live Postgres checks ({@link io.pg2lite.source.postgres.PostgresProbe}).
+ */
+package io.pg2lite.source.postgres;

@@ -1,0 +1,361 @@
+package io.pg2lite.source;
+
+import static io.pg2lite.source.schema.Schemas.col;
+import static io.pg2lite.source.schema.Schemas.pk;
+import static io.pg2lite.source.schema.Schemas.schema;
+import static io.pg2lite.source.schema.Schemas.table;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.pg2lite.backfill.BackfillStream;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
+import io.pg2lite.backfill.state.BackfillStateMachine;
+import io.pg2lite.protocol.codec.ChangeLogCodec;
+import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.Rollback;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Lsn;
+import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.replication.ReplicationEvent.RowOp;
+import io.pg2lite.source.replication.ReplicationStream;
+import io.pg2lite.source.schema.ProtocolSpecs;
+import io.pg2lite.source.schema.SchemaTracker;
+import io.pg2lite.source.transaction.SourcePosition;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
+import org.apache.kafka.connect.errors.RetriableException;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.source.SourceTaskContext;
+import org.apache.kafka.connect.source.TransactionContext;
+import org.apache.kafka.connect.storage.OffsetStorageReader;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link Pg2liteSourceTask#poll()} over a scripted replication stream (no Postgres, no Kafka):
+ * transaction boundaries, watermarks and positions as docs/protocol.md states them, records split
+ * across polls, a stream interrupted inside a transaction, the exactly-once commit points and the
+ * start-up retry.
+ */
+class Pg2liteSourceTaskTest {
+  private static final QualifiedName T = new QualifiedName("public", "t");
+  /** The replica version; the log's last commit is the first-start transaction V.01. */
+  private static final Watermark V = Watermark.fromLsn("0/1000");
+  private static final String TOPIC = "changes";
+
+  private final ChangeLogCodec codec = new ChangeLogCodec();
+  private final FakeStream stream = new FakeStream();
+  private final MutableClock clock = new MutableClock();
+  private final List<SourceRecord> kafkaCommits = new ArrayList<>();
+  private final Deque<RuntimeException> prepareFailures = new ArrayDeque<>();
+  private int prepared;
+  private boolean exactlyOnce;
+  private Pg2liteSourceTask task;
+
+  /** A replication stream that hands out scripted batches, then empty ones. */
+  private static final class FakeStream implements ReplicationStream {
+    final Deque<List<ReplicationEvent>> batches = new ArrayDeque<>();
+    int batchSize = 100;
+    boolean started;
+    boolean closed;
+    int acknowledgements;
+
+    @Override public void start() { started = true; }
+    @Override public int batchSize() { return batchSize; }
+    @Override public List<ReplicationEvent> poll() { return batches.isEmpty() ? List.of() : batches.poll(); }
+    @Override public void acknowledgeStoredPositions() { acknowledgements++; }
+    @Override public void close() { closed = true; }
+  }
+
+  private static final class MutableClock extends Clock {
+    Instant now = Instant.parse("2025-10-09T08:00:00Z");
+
+    @Override public ZoneOffset getZone() { return ZoneOffset.UTC; }
+    @Override public Clock withZone(java.time.ZoneId zone) { throw new UnsupportedOperationException(); }
+    @Override public Instant instant() { return now; }
+  }
+
+  /** Everything but the replication stream is what a restart after the first-start transaction finds. */
+  private final StreamFactory streams = new StreamFactory() {
+    @Override
+    public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
+      if (!prepareFailures.isEmpty()) {
+        throw prepareFailures.poll();
+      }
+      prepared++;
+      SourcePosition start = new SourcePosition(V, V.nextMinor(), Map.of("lsn", 0x1000L));
+      SchemaTracker schema = new SchemaTracker(schema(table(1, "t",
+          List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), pk("t_pkey", "id"))), new ProtocolSpecs(true));
+      return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5);
+    }
+
+    @Override
+    public ReplicationStream replication(SourceConfig config, SourceTaskContext context,
+        Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
+      return stream;
+    }
+
+    @Override
+    public BackfillStream backfill(SourceConfig config, SourceStartup.State state, LongSupplier clockMillis) {
+      return new BackfillStream(new BackfillStateMachine(List.of(), state.position().lastCommit(), new Random(1)),
+          request -> {
+            throw new AssertionError("no backfill is required");
+          }, new BackfillScheduler(1), 10, state.lastWritten(), clockMillis);
+    }
+
+    @Override
+    public long slotLagBytes(SourceConfig config) {
+      return -1;
+    }
+  };
+
+  private Pg2liteSourceTask start(Map<String, String> extra) {
+    Map<String, String> props = new HashMap<>(Map.of("name", "task-test-" + System.nanoTime(),
+        "database.hostname", "db", "database.dbname", "app", "database.user", "u", "topic", TOPIC,
+        "kafka.bootstrap.servers", "k:9092"));
+    props.putAll(extra);
+    task = new Pg2liteSourceTask(streams, clock);
+    task.initialize(new SourceTaskContext() {
+      @Override public Map<String, String> configs() { return props; }
+      @Override public OffsetStorageReader offsetStorageReader() { return NO_OFFSETS; }
+      @Override public TransactionContext transactionContext() { return exactlyOnce ? transactions : null; }
+      @Override public org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() { return null; }
+    });
+    task.start(props);
+    return task;
+  }
+
+  private Pg2liteSourceTask start() {
+    return start(Map.of());
+  }
+
+  @AfterEach
+  void stop() {
+    if (task != null) {
+      task.stop();
+    }
+  }
+
+  private static final OffsetStorageReader NO_OFFSETS = new OffsetStorageReader() {
+    @Override public <T> Map<String, Object> offset(Map<String, T> partition) { return null; }
+    @Override public <T> Map<Map<String, T>, Map<String, Object>> offsets(Collection<Map<String, T>> partitions) {
+      return Map.of();
+    }
+  };
+
+  private final TransactionContext transactions = new TransactionContext() {
+    @Override public void commitTransaction() { throw new AssertionError("the task commits at a record"); }
+    @Override public void commitTransaction(SourceRecord record) { kafkaCommits.add(record); }
+    @Override public void abortTransaction() { throw new AssertionError("the task never aborts"); }
+    @Override public void abortTransaction(SourceRecord record) { throw new AssertionError("the task never aborts"); }
+  };
+
+  private static ReplicationEvent begin(long tx) {
+    return new ReplicationEvent.TxBegin(tx, Instant.parse("2025-10-09T08:53:20Z"));
+  }
+
+  private static ReplicationEvent insert(long tx, int id) {
+    return new ReplicationEvent.RowChange(tx, RowOp.INSERT, T, List.of("id"), null,
+        Row.of("id", Value.of(id), "v", Value.of("x" + id)));
+  }
+
+  private static ReplicationEvent end(long tx, String lsn) {
+    return new ReplicationEvent.TxEnd(tx, Lsn.parse(lsn), 1, Map.of("lsn", Lsn.parse(lsn).value()));
+  }
+
+  private List<SourceRecord> poll(ReplicationEvent... batch) throws InterruptedException {
+    if (batch.length > 0) {
+      stream.batches.add(List.of(batch));
+    }
+    List<SourceRecord> out = task.poll();
+    return out == null ? List.of() : out;
+  }
+
+  private ChangeLogEntry entry(SourceRecord r) {
+    assertEquals(TOPIC, r.topic());
+    return codec.decode((byte[]) r.value());
+  }
+
+  private List<ChangeLogEntry> entries(List<SourceRecord> records) {
+    return records.stream().map(this::entry).toList();
+  }
+
+  private static Watermark storedCommit(SourceRecord r) {
+    return SourcePosition.fromOffset(r.sourceOffset()).lastCommit();
+  }
+
+  private static String header(SourceRecord r, String key) {
+    return r.headers().lastWithName(key).value().toString();
+  }
+
+  @Test
+  void aTransactionIsBeginDataCommitUnderThePreCommitWatermarkThenItsCommitLsn() throws Exception {
+    start();
+    assertTrue(stream.started, "start() starts the stream when nothing is down");
+    List<SourceRecord> out = poll(begin(7), insert(7, 1), insert(7, 2), end(7, "0/2000"));
+    List<ChangeLogEntry> log = entries(out);
+    assertEquals(4, log.size());
+    assertInstanceOf(Begin.class, log.get(0).message());
+    assertInstanceOf(DataChange.Insert.class, log.get(1).message());
+    assertInstanceOf(DataChange.Insert.class, log.get(2).message());
+    assertEquals(new Commit(2, Instant.parse("2025-10-09T08:53:20Z")), log.get(3).message());
+    Watermark pre = V.nextMinor().majorOnly().nextMajor();
+    assertEquals(List.of(pre, pre, pre, Watermark.fromLsn("0/2000")),
+        log.stream().map(ChangeLogEntry::watermark).toList(), "begin and data: previous commit + 1; commit: its LSN");
+    assertEquals(List.of(0L, 1L, 2L, 3L), log.stream().map(ChangeLogEntry::pos).toList());
+    assertEquals(List.of("begin", "data", "data", "commit"),
+        out.stream().map(r -> header(r, ChangeLogHeaders.KIND)).toList());
+    assertEquals(List.of("5", "6", "7", "8"), out.stream().map(r -> header(r, ChangeLogHeaders.SEQ)).toList(),
+        "sequence numbers continue from the start-up's nextSeq");
+    assertEquals(List.of(V.nextMinor(), V.nextMinor(), V.nextMinor(), Watermark.fromLsn("0/2000")),
+        out.stream().map(Pg2liteSourceTaskTest::storedCommit).toList(),
+        "only the commit record's offset moves the stored position");
+  }
+
+  @Test
+  void aTransactionSplitAcrossPollsKeepsItsOrderWatermarkAndPositions() throws Exception {
+    start();
+    List<SourceRecord> first = poll(begin(7), insert(7, 1));
+    List<SourceRecord> second = poll(insert(7, 2), insert(7, 3));
+    List<SourceRecord> third = poll(end(7, "0/2000"), begin(8), insert(8, 4), end(8, "0/3000"));
+    assertEquals(2, first.size());
+    assertEquals(2, second.size());
+    List<SourceRecord> all = new ArrayList<>(first);
+    all.addAll(second);
+    all.addAll(third);
+    List<ChangeLogEntry> log = entries(all);
+    Watermark pre7 = V.nextMinor().majorOnly().nextMajor();
+    assertEquals(List.of(0L, 1L, 2L, 3L, 4L, 0L, 1L, 2L), log.stream().map(ChangeLogEntry::pos).toList());
+    assertTrue(log.subList(0, 4).stream().allMatch(e -> e.watermark().equals(pre7)), log.toString());
+    assertEquals(new Commit(3, Instant.parse("2025-10-09T08:53:20Z")), log.get(4).message());
+    assertEquals(Watermark.fromLsn("0/2000").nextMajor(), log.get(5).watermark(), "after commit 0/2000 comes its + 1");
+    assertEquals(Watermark.fromLsn("0/3000"), log.get(7).watermark());
+    for (int i = 0; i < 4; i++) {
+      assertEquals(V.nextMinor(), storedCommit(all.get(i)), "an open transaction's records resume before it (" + i + ")");
+    }
+    assertEquals(Watermark.fromLsn("0/2000"), storedCommit(all.get(4)));
+    assertEquals(Watermark.fromLsn("0/2000"), storedCommit(all.get(5)));
+    assertEquals(Watermark.fromLsn("0/3000"), storedCommit(all.get(7)));
+    List<String> seqs = all.stream().map(r -> header(r, ChangeLogHeaders.SEQ)).toList();
+    assertEquals(List.of("5", "6", "7", "8", "9", "10", "11", "12"), seqs, "no hole between polls");
+  }
+
+  @Test
+  void anInterruptionInsideATransactionWritesARollbackThenTheTransactionAgainWhole() throws Exception {
+    start();
+    List<SourceRecord> cut = poll(begin(7), insert(7, 1), insert(7, 2));
+    List<SourceRecord> rollback = poll(new ReplicationEvent.Interrupted("connection reset"));
+    List<SourceRecord> again = poll(begin(7), insert(7, 1), insert(7, 2), end(7, "0/2000"));
+    Watermark pre = V.nextMinor().majorOnly().nextMajor();
+    assertEquals(1, rollback.size());
+    ChangeLogEntry r = entry(rollback.get(0));
+    Rollback rb = assertInstanceOf(Rollback.class, r.message());
+    assertTrue(rb.reason().contains("connection reset"), rb.reason());
+    assertEquals(pre, r.watermark(), "a rollback carries the pre-commit watermark of what it closes");
+    assertEquals(3, r.pos(), "after begin and two changes");
+    assertEquals("rollback", header(rollback.get(0), ChangeLogHeaders.KIND));
+    assertEquals(V.nextMinor(), storedCommit(rollback.get(0)), "a rollback does not move the position");
+    List<ChangeLogEntry> repeat = entries(again);
+    assertEquals(entries(cut), repeat.subList(0, 3), "the same begin and changes, under the same watermark");
+    assertEquals(Watermark.fromLsn("0/2000"), repeat.get(3).watermark());
+    assertEquals(3, repeat.get(3).pos());
+  }
+
+  @Test
+  void anInterruptionBetweenTransactionsWritesNothing() throws Exception {
+    start();
+    poll(begin(7), insert(7, 1), end(7, "0/2000"));
+    assertEquals(List.of(), poll(new ReplicationEvent.Interrupted("server shutting down")));
+  }
+
+  /**
+   * P, not the last commit record: a transaction without published changes writes no change-log
+   * record, only a heartbeat with its position, and the next transaction begins above it.
+   */
+  @Test
+  void aTransactionWithoutPublishedChangesMovesThePositionAndTheNextBeginsAboveIt() throws Exception {
+    start();
+    List<SourceRecord> empty = poll(begin(7), new ReplicationEvent.Message(7L, "other", new byte[0]), end(7, "0/2000"));
+    assertEquals(1, empty.size());
+    assertEquals(TOPIC + ".heartbeat", empty.get(0).topic(), "no change-log record, a heartbeat");
+    assertEquals(Watermark.fromLsn("0/2000"), storedCommit(empty.get(0)));
+    List<ChangeLogEntry> next = entries(poll(begin(8), insert(8, 1), end(8, "0/3000")));
+    assertEquals(Watermark.fromLsn("0/2000").nextMajor(), next.get(0).watermark());
+    assertEquals(Watermark.fromLsn("0/2000").nextMajor(), next.get(1).watermark());
+  }
+
+  @Test
+  void exactlyOnceCommitsAtTheLastCompleteTransactionOnceCaughtUp() throws Exception {
+    exactlyOnce = true;
+    start();
+    List<SourceRecord> out = poll(begin(7), insert(7, 1), end(7, "0/2000"), begin(8), insert(8, 2));
+    assertEquals(1, kafkaCommits.size());
+    assertSame(out.get(2), kafkaCommits.get(0), "at transaction 7's commit, never inside transaction 8");
+    poll(end(8, "0/3000"));
+    assertEquals(2, kafkaCommits.size());
+    assertEquals("commit", header(kafkaCommits.get(1), ChangeLogHeaders.KIND));
+  }
+
+  @Test
+  void exactlyOnceKeepsAKafkaTransactionOpenWhileCatchingUpThenClosesItAtAHeartbeat() throws Exception {
+    exactlyOnce = true;
+    stream.batchSize = 3;
+    start(Map.of(SourceConfig.COMMIT_INTERVAL_CONFIG, "60000"));
+    poll(begin(7), insert(7, 1), end(7, "0/2000")); // a full batch: more is waiting upstream
+    assertEquals(List.of(), kafkaCommits, "catching up: the Kafka transaction stays open");
+    List<SourceRecord> idle = poll();
+    assertEquals(1, idle.size(), "caught up: a heartbeat record closes the open Kafka transaction");
+    assertEquals(TOPIC + ".heartbeat", idle.get(0).topic());
+    assertEquals(Watermark.fromLsn("0/2000"), storedCommit(idle.get(0)));
+    assertEquals(List.of(idle.get(0)), kafkaCommits);
+    assertEquals(List.of(), poll(), "nothing open: nothing more to close");
+    assertEquals(1, kafkaCommits.size());
+  }
+
+  @Test
+  void aTransientStartUpFailureIsRetriedFromPollAfterTheBackoff() throws Exception {
+    prepareFailures.add(new RetriableException("broker not available"));
+    start();
+    assertEquals(0, prepared);
+    assertNull(task.poll(), "still in the backoff: nothing yet");
+    assertEquals(0, prepared, "not retried before the backoff has passed");
+    clock.now = clock.now.plus(Duration.ofSeconds(10));
+    assertNull(task.poll(), "started; the stream has nothing yet");
+    assertEquals(1, prepared);
+    assertTrue(stream.started);
+    assertEquals(3, poll(begin(7), insert(7, 1), end(7, "0/2000")).size());
+  }
+
+  @Test
+  void commitAcknowledgesAndStopClosesTheStreams() throws Exception {
+    start();
+    task.commit();
+    assertEquals(1, stream.acknowledgements);
+    task.stop();
+    assertTrue(stream.closed);
+    task = null;
+  }
+}
