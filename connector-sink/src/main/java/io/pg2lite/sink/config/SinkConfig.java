@@ -2,6 +2,8 @@ package io.pg2lite.sink.config;
 
 import java.nio.file.Path;
 import java.util.Map;
+import io.pg2lite.connect.config.KafkaClientSettings;
+import io.pg2lite.connect.config.RetrySettings;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -34,15 +36,10 @@ public final class SinkConfig {
   private static final String MAX_SIZE_DOC = "Largest size the replica file may grow to (SQLite's max_page_count), "
       + "0 for no limit. A transaction that would pass it is rolled back and stops the task with SQLITE_FULL (\"database or disk is full\"); "
       + "raise the limit (or free disk space) and restart the task to go on.";
-  public static final String RETRY_TIMEOUT_CONFIG = "retry.timeout.ms";
-  private static final String RETRY_TIMEOUT_DOC = "How long the task retries a transient fault (the replica locked by "
-      + "another process past replica.busy.timeout.ms) before it fails, naming the fault. Each retry rolls back "
-      + "what was not committed and reads again from the replica's offset, after a wait from 0.5 s doubling up to "
-      + "retry.backoff.max.ms; a success starts the count again.";
-  public static final String RETRY_BACKOFF_MAX_CONFIG = "retry.backoff.max.ms";
-  private static final String RETRY_BACKOFF_MAX_DOC = "The longest wait between two attempts after a transient fault.";
+  public static final String RETRY_TIMEOUT_CONFIG = RetrySettings.TIMEOUT_CONFIG;
+  public static final String RETRY_BACKOFF_MAX_CONFIG = RetrySettings.BACKOFF_MAX_CONFIG;
 
-  public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
+  public static final String KAFKA_BOOTSTRAP_CONFIG = KafkaClientSettings.BOOTSTRAP_CONFIG;
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the change log's cluster, for the sink's "
       + "own admin client: the lag metric, and an early check on start that the replica's next offset is still in "
       + "the topic. Optional: gaps in the log are always detected from the records' sequence numbers, and stop the "
@@ -63,7 +60,7 @@ public final class SinkConfig {
       + "deletes the older ones after publishing.";
 
   public static ConfigDef configDef() {
-    return new ConfigDef()
+    ConfigDef def = new ConfigDef()
         .define(REPLICA_PATH_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
             Importance.HIGH, REPLICA_PATH_DOC, GROUP_REPLICA, 1, Width.LONG, "Replica file")
         .define(JOURNAL_MODE_CONFIG, Type.STRING, "WAL", ConfigDef.ValidString.in("WAL", "DELETE", "TRUNCATE"),
@@ -78,16 +75,14 @@ public final class SinkConfig {
             Width.LONG, "Kafka bootstrap servers")
         .define(MAX_SIZE_CONFIG, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW, MAX_SIZE_DOC,
             GROUP_REPLICA, 7, Width.SHORT, "Replica size limit")
-        .define(RETRY_TIMEOUT_CONFIG, Type.LONG, 900_000L, ConfigDef.Range.atLeast(0), Importance.LOW,
-            RETRY_TIMEOUT_DOC, GROUP_FAULTS, 1, Width.SHORT, "Retry timeout")
-        .define(RETRY_BACKOFF_MAX_CONFIG, Type.LONG, 10_000L, ConfigDef.Range.atLeast(500), Importance.LOW,
-            RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max")
         .define(SNAPSHOT_DIR_CONFIG, Type.STRING, "", Importance.MEDIUM, SNAPSHOT_DIR_DOC, GROUP_SNAPSHOTS, 1,
             Width.LONG, "Snapshot directory")
         .define(SNAPSHOT_INTERVAL_CONFIG, Type.LONG, 3_600_000L, ConfigDef.Range.atLeast(1000), Importance.MEDIUM,
             SNAPSHOT_INTERVAL_DOC, GROUP_SNAPSHOTS, 2, Width.SHORT, "Snapshot interval")
         .define(SNAPSHOT_KEEP_CONFIG, Type.INT, 3, ConfigDef.Range.atLeast(1), Importance.LOW, SNAPSHOT_KEEP_DOC,
             GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept");
+    return RetrySettings.define(def, GROUP_FAULTS, "the replica locked by another process past "
+        + BUSY_TIMEOUT_CONFIG, "Each retry rolls back what was not committed and reads again from the replica's offset. ");
   }
 
   public final Path replicaPath;
@@ -130,12 +125,6 @@ public final class SinkConfig {
 
   /** The sink's own Kafka client settings: the {@code kafka.*} keys without the prefix (bootstrap servers apart). */
   public static Map<String, Object> kafkaClientProps(Map<String, String> props) {
-    Map<String, Object> kafka = new java.util.HashMap<>();
-    props.forEach((k, v) -> {
-      if (k.startsWith("kafka.") && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
-        kafka.put(k.substring("kafka.".length()), v);
-      }
-    });
-    return Map.copyOf(kafka);
+    return KafkaClientSettings.clientProps(props);
   }
 }

@@ -3,6 +3,8 @@ package io.pg2lite.source.config;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import io.pg2lite.connect.config.KafkaClientSettings;
+import io.pg2lite.connect.config.RetrySettings;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -75,15 +77,11 @@ public final class SourceConfig {
       + "synchronous and costly). Once caught up, each poll commits at once. A Kafka transaction never ends "
       + "inside an upstream transaction.";
   public static final long COMMIT_INTERVAL_DEFAULT = 250L;
-  public static final String RETRY_TIMEOUT_CONFIG = "retry.timeout.ms";
-  private static final String RETRY_TIMEOUT_DOC = "How long the task retries a transient fault (Postgres restarting "
-      + "or unreachable, a dropped replication connection, a Kafka request timing out) before it fails, naming the "
-      + "fault. Retries wait from 0.5 s, doubling up to retry.backoff.max.ms; a success starts the count again.";
-  public static final long RETRY_TIMEOUT_DEFAULT = 900_000L;
-  public static final String RETRY_BACKOFF_MAX_CONFIG = "retry.backoff.max.ms";
-  private static final String RETRY_BACKOFF_MAX_DOC = "The longest wait between two attempts after a transient fault.";
-  public static final long RETRY_BACKOFF_MAX_DEFAULT = 10_000L;
-  public static final String KAFKA_BOOTSTRAP_CONFIG = "kafka.bootstrap.servers";
+  public static final String RETRY_TIMEOUT_CONFIG = RetrySettings.TIMEOUT_CONFIG;
+  public static final long RETRY_TIMEOUT_DEFAULT = RetrySettings.TIMEOUT_DEFAULT;
+  public static final String RETRY_BACKOFF_MAX_CONFIG = RetrySettings.BACKOFF_MAX_CONFIG;
+  public static final long RETRY_BACKOFF_MAX_DEFAULT = RetrySettings.BACKOFF_MAX_DEFAULT;
+  public static final String KAFKA_BOOTSTRAP_CONFIG = KafkaClientSettings.BOOTSTRAP_CONFIG;
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the Kafka cluster holding the change log, "
       + "for the source's own admin and consumer clients (create and check the topic, read its tail on start). "
       + "Other client settings (security) go in kafka.* keys, e.g. kafka.security.protocol.";
@@ -103,12 +101,12 @@ public final class SourceConfig {
       + "than the slowest replica applies it delays live changes; keep the cap below that replica's apply rate "
       + "(docs/performance.md).";
   public static final long BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT = 0;
-  public static final String KAFKA_PREFIX = "kafka.";
+  public static final String KAFKA_PREFIX = KafkaClientSettings.PREFIX;
   public static final String DEBEZIUM_PREFIX = "debezium.";
 
   /** The definition, also used to generate docs/config-source.md. */
   public static ConfigDef configDef() {
-    return new ConfigDef()
+    ConfigDef def = new ConfigDef()
         .define(HOST_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
             HOST_DOC, GROUP_CONNECTION, 1, Width.MEDIUM, "Host")
         .define(PORT_CONFIG, Type.INT, PORT_DEFAULT, ConfigDef.Range.between(1, 65535), Importance.HIGH, PORT_DOC,
@@ -152,11 +150,9 @@ public final class SourceConfig {
             Width.SHORT, "Backfill transaction batches")
         .define(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG, Type.LONG, BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT,
             ConfigDef.Range.atLeast(0), Importance.LOW, BACKFILL_MAX_ROWS_PER_SECOND_DOC, GROUP_BACKFILL, 3,
-            Width.SHORT, "Backfill rate cap")
-        .define(RETRY_TIMEOUT_CONFIG, Type.LONG, RETRY_TIMEOUT_DEFAULT, ConfigDef.Range.atLeast(0), Importance.LOW,
-            RETRY_TIMEOUT_DOC, GROUP_FAULTS, 1, Width.SHORT, "Retry timeout")
-        .define(RETRY_BACKOFF_MAX_CONFIG, Type.LONG, RETRY_BACKOFF_MAX_DEFAULT, ConfigDef.Range.atLeast(500),
-            Importance.LOW, RETRY_BACKOFF_MAX_DOC, GROUP_FAULTS, 2, Width.SHORT, "Retry backoff max");
+            Width.SHORT, "Backfill rate cap");
+    return RetrySettings.define(def, GROUP_FAULTS, "Postgres restarting or unreachable, a dropped replication "
+        + "connection, a Kafka request timing out", "");
   }
 
   public final String host;
@@ -213,13 +209,7 @@ public final class SourceConfig {
     backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
     backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
     backfillMaxRowsPerSecond = c.getLong(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG);
-    Map<String, Object> kafka = new HashMap<>();
-    props.forEach((k, v) -> {
-      if (k.startsWith(KAFKA_PREFIX) && !k.equals(KAFKA_BOOTSTRAP_CONFIG)) {
-        kafka.put(k.substring(KAFKA_PREFIX.length()), v);
-      }
-    });
-    kafkaClientProps = Map.copyOf(kafka);
+    kafkaClientProps = KafkaClientSettings.clientProps(props);
     Map<String, String> overrides = new HashMap<>();
     props.forEach((k, v) -> {
       if (k.startsWith(DEBEZIUM_PREFIX)) {

@@ -1,0 +1,27 @@
+package io.pg2lite.connect.config;
+
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The connectors' own Kafka clients (admin, consumer) are configured by {@code kafka.*} keys:
+ * {@code kafka.bootstrap.servers} and any client setting under the prefix
+ * ({@code kafka.security.protocol}, ...). They do not inherit the worker's client settings.
+ */
+public final class KafkaClientSettings {
+  public static final String PREFIX = "kafka.";
+  public static final String BOOTSTRAP_CONFIG = PREFIX + "bootstrap.servers";
+
+  private KafkaClientSettings() {}
+
+  /** The {@code kafka.*} keys without the prefix, bootstrap servers apart (a setting of its own). */
+  public static Map<String, Object> clientProps(Map<String, String> props) {
+    Map<String, Object> out = new HashMap<>();
+    props.forEach((k, v) -> {
+      if (k.startsWith(PREFIX) && !k.equals(BOOTSTRAP_CONFIG)) {
+        out.put(k.substring(PREFIX.length()), v);
+      }
+    });
+    return Map.copyOf(out);
+  }
+}
