@@ -3,7 +3,12 @@ package io.pg2lite.quickstart;
 import java.io.PrintStream;
 import java.util.concurrent.Callable;
 
-/** Prints each start-up step as it begins and how long it took, so a slow step never looks hung. */
+/**
+ * Prints each start-up step as it begins and how long it took, so a slow step never looks hung.
+ * While a step runs, {@code System.out} and {@code System.err} are silenced: the servers it starts
+ * print their own lines there (Kafka's storage-format dump, its controller's start-up warning),
+ * which would break the step's line. A step that fails still says why: its exception propagates.
+ */
 final class Progress {
   private final PrintStream out;
 
@@ -15,7 +20,17 @@ final class Progress {
     out.print("  … " + what);
     out.flush();
     long t0 = System.nanoTime();
-    T result = action.call();
+    PrintStream console = System.out;
+    PrintStream errors = System.err;
+    System.setOut(new PrintStream(java.io.OutputStream.nullOutputStream()));
+    System.setErr(new PrintStream(java.io.OutputStream.nullOutputStream()));
+    T result;
+    try {
+      result = action.call();
+    } finally {
+      System.setOut(console);
+      System.setErr(errors);
+    }
     out.printf(" (%.1f s)%n", (System.nanoTime() - t0) / 1e9);
     return result;
   }

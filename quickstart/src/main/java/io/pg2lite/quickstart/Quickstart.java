@@ -74,7 +74,7 @@ public final class Quickstart {
     Progress progress = new Progress(out);
     out.println("pg2lite quickstart (Ctrl-C stops everything); work directory " + work);
     Result result = null;
-    try (TestStack stack = TestStack.create()) {
+    try (TestStack stack = TestStack.create().quiet()) {
       progress.step("starting Postgres 17 (embedded)", stack::postgres);
       TestDatabase db = stack.postgres().newDatabase("shop");
       DemoDatabase demo = new DemoDatabase(db);

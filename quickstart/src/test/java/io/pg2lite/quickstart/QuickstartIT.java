@@ -89,13 +89,28 @@ class QuickstartIT {
   void theQuickstartReplicatesThroughThePluginArchives() throws Exception {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(new TeeStream(log, System.out), true, StandardCharsets.UTF_8);
-    Quickstart.Result r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out)
-        .run(Duration.ofSeconds(15));
+    // What else reaches the console (the servers' own start-up lines) is captured too.
+    PrintStream original = System.out;
+    PrintStream originalErr = System.err;
+    ByteArrayOutputStream console = new ByteArrayOutputStream();
+    System.setOut(new PrintStream(new TeeStream(console, original), true, StandardCharsets.UTF_8));
+    System.setErr(new PrintStream(new TeeStream(console, originalErr), true, StandardCharsets.UTF_8));
+    Quickstart.Result r;
+    try {
+      r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out).run(Duration.ofSeconds(15));
+    } finally {
+      System.setOut(original);
+      System.setErr(originalErr);
+    }
     String printed = log.toString(StandardCharsets.UTF_8);
     assertTrue(r.replicaEqualsPostgres(), "replica differs: " + r.difference());
     assertTrue(printed.contains("watermark") && printed.contains("lag"), printed);
     assertTrue(printed.contains("schema change reached the replica: customer has a new column tier"), printed);
     assertTrue(printed.contains("the replica has a new table orders"), printed);
+    String noise = console.toString(StandardCharsets.UTF_8);
+    assertTrue(!noise.contains("Bootstrap metadata") && !noise.contains("test stack:")
+        && !noise.contains("QuorumController"),
+        "server start-up lines stay out of the progress lines: " + noise);
   }
 
   /** Writes to two streams: the test's log and the console. */

@@ -33,6 +33,14 @@ public final class TestStack implements AutoCloseable {
    * A stack of its own, for bench and demo commands outside JUnit; the caller closes it.
    * Tests use the shared one through {@link TestStackExtension}.
    */
+  private boolean reportStartup = true;
+
+  /** Leaves out the start-up timing line on close (for programs, like the quickstart, with their own output). */
+  public TestStack quiet() {
+    reportStartup = false;
+    return this;
+  }
+
   public static TestStack create() {
     return new TestStack();
   }
@@ -112,7 +120,7 @@ public final class TestStack implements AutoCloseable {
       }
     }
     long total = startupMillis.values().stream().mapToLong(Long::longValue).sum();
-    if (total > 0) {
+    if (total > 0 && reportStartup) {
       System.out.printf("pg2lite test stack: start-up %s, %.1f s in all%n", startupMillis, total / 1000.0);
     }
     postgres = null;
