@@ -60,6 +60,10 @@ public class Pg2liteSinkTask extends SinkTask {
   private Backoff retries;
   /** Null without {@code kafka.bootstrap.servers}. */
   private ChangeLogAdmin admin;
+  /** Empty without {@code snapshot.dir}. */
+  private java.util.Optional<ReplicaSnapshots> snapshots = java.util.Optional.empty();
+  /** What the start-up restore found, for the too-far-behind message; empty when it was not needed. */
+  private String restoreNote = "";
   /** A transient fault rewound the consumer: the next {@link #put} is Connect's retry of the failed batch. */
   private boolean rewound;
 
@@ -77,6 +81,9 @@ public class Pg2liteSinkTask extends SinkTask {
     // Opening is retried here, inside start(), so only briefly: Connect reports the task RUNNING
     // only once start() returns, and cannot stop it meanwhile.
     Backoff opening = Backoff.forRetries(config.retryBackoffMaxMs, Math.min(config.retryTimeoutMs, OPEN_RETRY_MAX_MS));
+    snapshots = ReplicaSnapshots.of(config, admin, props.getOrDefault("name", "pg2lite-sink"), props.get("topics"));
+    java.util.OptionalLong restored = snapshots.isPresent() ? restore(snapshots.get(), opening)
+        : java.util.OptionalLong.empty();
     while (true) {
       try {
         replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
@@ -96,6 +103,35 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     continuity.restart(applier.committed());
     metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
+    restored.ifPresent(metrics::restoredFrom);
+    snapshots.ifPresent(sn -> sn.start(metrics));
+  }
+
+  /**
+   * Restores a snapshot when the replica file is missing; a store or Kafka that cannot be read is
+   * retried like opening the replica. Returns the restored snapshot's offset.
+   */
+  private java.util.OptionalLong restore(ReplicaSnapshots sn, Backoff opening) {
+    while (true) {
+      try {
+        io.pg2lite.sink.snapshot.SnapshotRestorer.Outcome out = sn.restoreIfMissing();
+        if (out.restored().isEmpty() && out.considered() > 0) {
+          restoreNote = " No snapshot in " + sn.describe() + " could start it: " + String.join("; ", out.skipped())
+              + ".";
+        } else if (out.restored().isEmpty()) {
+          restoreNote = " " + sn.describe() + " holds no snapshot of this change log.";
+        }
+        return out.restored().map(m -> java.util.OptionalLong.of(m.offset())).orElse(java.util.OptionalLong.empty());
+      } catch (java.io.IOException | SQLException e) {
+        long wait = opening.next();
+        if (wait < 0) {
+          throw new ConnectException("cannot restore replica " + config.replicaPath + " from " + sn.describe() + ": "
+              + e.getMessage(), e);
+        }
+        LOG.warn("Cannot restore a snapshot yet ({}); trying again in {} ms", e.getMessage(), wait);
+        sleep(wait);
+      }
+    }
   }
 
   private static void sleep(long ms) {
@@ -178,7 +214,7 @@ public class Pg2liteSinkTask extends SinkTask {
           + (state.isEmpty() ? " (a new replica replays the whole log)" : " (after its last commit at watermark "
           + state.watermark() + ")") + " but the topic now starts at offset " + logStart.getAsLong() + "; the records "
           + "in between were deleted by retention. Rebuild the replica from a copy of a current replica, or raise the "
-          + "topic's retention.");
+          + "topic's retention." + restoreNote);
     }
   }
 
@@ -302,6 +338,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void stop() {
+    snapshots.ifPresent(ReplicaSnapshots::close);
     if (metrics != null) {
       metrics.close();
     }

@@ -27,12 +27,19 @@ public final class WorkerProcess implements AutoCloseable {
   private final Path gcLog;
 
   private final String groupId;
+  private final Path log;
 
-  private WorkerProcess(Process process, URI url, Path gcLog, String groupId) {
+  private WorkerProcess(Process process, URI url, Path gcLog, String groupId, Path log) {
     this.process = process;
     this.rest = new ConnectRestClient(url);
     this.gcLog = gcLog;
     this.groupId = groupId;
+    this.log = log;
+  }
+
+  /** The worker's output (its log lines, the tasks' included). */
+  public String log() throws IOException {
+    return Files.readString(log);
   }
 
   /** The Connect cluster (group.id) the worker belongs to. */
@@ -67,6 +74,16 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce,
       String groupId) throws IOException {
+    return start(bootstrapServers, maxHeap, workDir, exactlyOnce, groupId, Map.of());
+  }
+
+  /**
+   * As {@link #start(String, String, Path, boolean, String)}, with {@code environment} added to the
+   * process's environment and the {@code env} config provider on, so that connector configs can
+   * say {@code ${env:NAME}} and each worker resolve it its own way (a replica directory per worker).
+   */
+  public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce,
+      String groupId, Map<String, String> environment) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -83,7 +100,9 @@ public final class WorkerProcess implements AutoCloseable {
         "value.converter=org.apache.kafka.connect.converters.ByteArrayConverter",
         "listeners=http://127.0.0.1:" + port,
         "exactly.once.source.support=" + (exactlyOnce ? "enabled" : "disabled"),
-        "plugin.discovery=service_load", "offset.flush.interval.ms=1000", "scheduled.rebalance.max.delay.ms=0"));
+        "plugin.discovery=service_load", "offset.flush.interval.ms=1000", "scheduled.rebalance.max.delay.ms=0",
+        "config.providers=env",
+        "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider"));
     Path gc = workDir.resolve("worker-" + port + "-gc.log");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx" + maxHeap, "-Xlog:gc:file=" + gc, "-cp", classpath(),
@@ -92,11 +111,13 @@ public final class WorkerProcess implements AutoCloseable {
     if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
       cmd.add(1, "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
     }
-    Process p = new ProcessBuilder(cmd).redirectErrorStream(true)
-        .redirectOutput(workDir.resolve("worker-" + port + ".log").toFile()).start();
+    Path log = workDir.resolve("worker-" + port + ".log");
+    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
+    pb.environment().putAll(environment);
+    Process p = pb.start();
     // A bench killed with Ctrl-C must not leave its worker behind.
     Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
-    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc, group);
+    WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc, group, log);
     Await.until("worker process REST API on port " + port, Duration.ofSeconds(90), () -> {
       if (!p.isAlive()) {
         throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir);
@@ -137,7 +158,7 @@ public final class WorkerProcess implements AutoCloseable {
     Process p = pb.start();
     Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly, "pg2lite-worker-reaper"));
     WorkerProcess w = new WorkerProcess(p, URI.create("http://127.0.0.1:" + port + "/"), gc,
-        props.getProperty("group.id"));
+        props.getProperty("group.id"), workDir.resolve("worker.log"));
     Await.until("worker process REST API on port " + port, Duration.ofSeconds(120), () -> {
       if (!p.isAlive()) {
         throw new AssertionError("worker process exited with " + p.exitValue() + "; see " + workDir.resolve("worker.log"));
