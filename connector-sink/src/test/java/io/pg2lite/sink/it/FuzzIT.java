@@ -220,7 +220,13 @@ class FuzzIT {
       sourceConfig.put("heartbeat.interval.ms", "1000");
       worker.rest().putConnector(source, sourceConfig);
       worker.rest().awaitRunning(source, WAIT);
-      worker.rest().putConnector(sink, ConnectorConfigs.sink(stack, sink, topic, replica));
+      Map<String, String> sinkConfig = ConnectorConfigs.sink(stack, sink, topic, replica);
+      if (FEATURES.contains(FuzzFeature.SNAPSHOT_RESTORES)) {
+        sinkConfig.put("snapshot.dir", Files.createTempDirectory("pg2lite-fuzz-snapshots").toString());
+        sinkConfig.put("snapshot.interval.ms", "1000");
+        sinkConfig.put("snapshot.keep", "2");
+      }
+      worker.rest().putConnector(sink, sinkConfig);
       worker.rest().awaitRunning(sink, WAIT);
 
       long markerValue;
@@ -278,11 +284,25 @@ class FuzzIT {
         case WORKER -> {
           String group = worker.groupId();
           worker.close();
+          if (FEATURES.contains(FuzzFeature.SNAPSHOT_RESTORES)) {
+            // The tasks come back as on a worker without the replica: the sink restores a snapshot.
+            deleteReplica();
+          }
           worker = stack.newConnectWorker().groupId(group).start();
         }
       }
       worker.rest().awaitRunning(source, WAIT);
       worker.rest().awaitRunning(sink, WAIT);
+    }
+
+    private void deleteReplica() {
+      try {
+        for (String suffix : List.of("-wal", "-shm", "")) {
+          Files.deleteIfExists(replica.resolveSibling(replica.getFileName() + suffix));
+        }
+      } catch (java.io.IOException e) {
+        throw new java.io.UncheckedIOException("cannot remove the replica for a restore", e);
+      }
     }
 
     /**

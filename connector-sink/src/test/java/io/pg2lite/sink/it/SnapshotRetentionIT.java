@@ -72,6 +72,8 @@ class SnapshotRetentionIT {
       ObjectName mbean = new ObjectName("io.pg2lite:type=sink,connector=" + ObjectName.quote(b));
       assertEquals(snapshots.get(0), ManagementFactory.getPlatformMBeanServer().getAttribute(mbean,
           "RestoredSnapshotOffset"), "the newest sound snapshot was restored, the two damaged ones skipped");
+      assertEquals(snapshots.get(0), ManagementFactory.getPlatformMBeanServer().getAttribute(mbean,
+          "OldestRestorableOffset"), "the oldest snapshot the topic still covers, for the retention rule");
 
       Path empty = Files.createTempDirectory("pg2lite-snap-none");
       String c = p.name + "-sink-c";

@@ -73,7 +73,13 @@ public enum FuzzFeature {
   /** DDL and DML in the same transaction. */
   DDL_WITH_DML,
   /** restarts of the source task, the sink task and the whole Connect worker mid-workload. */
-  RESTARTS;
+  RESTARTS,
+  /**
+   * the sink takes a snapshot every second, and a restart of the whole worker also loses the
+   * replica file: the sink restores its newest snapshot and catches up (or replays the log when
+   * there is none yet). The generator never reads this one, so seeds keep their workloads.
+   */
+  SNAPSHOT_RESTORES;
 
   /** Every feature: what {@code mvn verify} runs. */
   public static Set<FuzzFeature> all() {
