@@ -1,4 +1,4 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.lite;
 
 import io.pg2lite.protocol.value.Value;
 import java.sql.PreparedStatement;
@@ -26,7 +26,7 @@ public final class LiteValues {
   private LiteValues() {}
 
   /** Whether {@code d} is -0.0 (which {@code == 0.0} does not tell from 0.0). */
-  static boolean isNegativeZero(double d) {
+  public static boolean isNegativeZero(double d) {
     return Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0);
   }
 
@@ -57,7 +57,7 @@ public final class LiteValues {
   }
 
   /** A Postgres array as JSON text. */
-  static String arrayJson(Value.Array a) {
+  public static String arrayJson(Value.Array a) {
     StringBuilder sb = new StringBuilder("[");
     for (int i = 0; i < a.elements().size(); i++) {
       if (i > 0) {
