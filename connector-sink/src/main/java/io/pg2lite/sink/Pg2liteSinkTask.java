@@ -14,9 +14,9 @@ import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
 import io.pg2lite.sink.metrics.SinkMetrics;
 import io.pg2lite.sink.replica.Replica;
-import io.pg2lite.sink.replica.ReplicaState;
+import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaState;
 import java.nio.charset.StandardCharsets;
-import java.sql.SQLException;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -87,10 +87,10 @@ public class Pg2liteSinkTask extends SinkTask {
     while (true) {
       try {
         replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
-        replica.file().limitSize(config.maxSizeBytes);
+        replica.limitSize(config.maxSizeBytes);
         applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
         break;
-      } catch (SQLException e) {
+      } catch (ReplicaException e) {
         closeReplicaQuietly();
         long wait = Failures.isTransient(e) ? opening.next() : -1;
         if (wait < 0) {
@@ -348,7 +348,7 @@ public class Pg2liteSinkTask extends SinkTask {
           applier.abort();
         }
         replica.close();
-      } catch (SQLException e) {
+      } catch (ReplicaException e) {
         throw new ConnectException("cannot close replica: " + e.getMessage(), e);
       }
     }
@@ -358,7 +358,7 @@ public class Pg2liteSinkTask extends SinkTask {
     if (replica != null) {
       try {
         replica.close();
-      } catch (SQLException ignored) {
+      } catch (ReplicaException ignored) {
         // opening failed; the next attempt opens a new connection
       }
       replica = null;

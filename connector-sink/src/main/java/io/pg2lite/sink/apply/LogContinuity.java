@@ -1,6 +1,6 @@
 package io.pg2lite.sink.apply;
 
-import io.pg2lite.sink.replica.ReplicaState;
+import io.pg2lite.sink.replica.file.ReplicaState;
 
 /**
  * The rule that the replica applies the change log without a gap: each record must be the one

@@ -8,8 +8,8 @@ import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.sink.replica.Replica;
-import io.pg2lite.sink.replica.ReplicaState;
-import java.sql.SQLException;
+import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaState;
 
 /**
  * Applies the change log to a replica, record by record: a small state machine.
@@ -47,10 +47,10 @@ public final class ReplicaApplier {
     }
   }
 
-  public ReplicaApplier(Replica replica, int maxTransactionsPerCommit) throws SQLException {
+  public ReplicaApplier(Replica replica, int maxTransactionsPerCommit) throws ReplicaException {
     this.replica = replica;
     this.maxTransactionsPerCommit = maxTransactionsPerCommit;
-    this.committed = replica.file().state();
+    this.committed = replica.state();
     this.applied = committed;
   }
 
@@ -91,14 +91,18 @@ public final class ReplicaApplier {
     } catch (ApplyException ex) {
       abort();
       throw ex;
-    } catch (SQLException | RuntimeException ex) {
+    } catch (ReplicaException | RuntimeException ex) {
       abort();
-      throw new ApplyException(topic, partition, offset, e.watermark().toString(), violationOr(ex), ex);
+      throw new ApplyException(topic, partition, offset, e.watermark().toString(), reason(ex), ex);
     }
   }
 
-  private static String violationOr(Exception ex) {
-    return ex instanceof Violation ? ex.getMessage() : ex.getClass().getSimpleName() + ": " + ex.getMessage();
+  /** A violation's message; for anything else its type too (for SQLite's failures, the driver's type). */
+  private static String reason(Exception ex) {
+    if (ex instanceof Violation) {
+      return ex.getMessage();
+    }
+    return ex instanceof ReplicaException r ? r.reason() : ex.getClass().getSimpleName() + ": " + ex.getMessage();
   }
 
   /** A protocol violation; the message is the reason. */
@@ -110,7 +114,7 @@ public final class ReplicaApplier {
     }
   }
 
-  private void begin(ChangeLogEntry e, String replicaVersion) throws SQLException {
+  private void begin(ChangeLogEntry e, String replicaVersion) throws ReplicaException {
     if (open != null) {
       throw new Violation("begin inside the open transaction at " + open.watermark);
     }
@@ -119,15 +123,15 @@ public final class ReplicaApplier {
           + "from replica version " + applied.replicaVersion() + " (the source's slot was recreated, or the replica "
           + "belongs to another source); resync the replica");
     }
-    boolean skip = applied.watermark() != null && !e.watermark().isAfter(Watermark.parse(applied.watermark()));
+    boolean skip = !applied.isEmpty() && !e.watermark().isAfter(applied.lastCommit());
     open = new OpenTx(e.watermark(), skip);
     if (!skip) {
-      replica.file().beginIfNeeded();
-      replica.file().savepoint();
+      replica.beginIfNeeded();
+      replica.savepoint();
     }
   }
 
-  private void change(ChangeLogEntry e, Change c) throws SQLException {
+  private void change(ChangeLogEntry e, Change c) throws ReplicaException {
     if (open == null) {
       throw new Violation(c.tag() + " outside a transaction");
     }
@@ -139,7 +143,7 @@ public final class ReplicaApplier {
   }
 
   private void commit(ChangeLogEntry e, Commit c, String replicaVersion, String topic, int partition, long offset,
-      Long seq) throws SQLException {
+      Long seq) throws ReplicaException {
     if (open == null) {
       throw new Violation("commit outside a transaction");
     }
@@ -158,14 +162,14 @@ public final class ReplicaApplier {
     replica.committing(e.watermark());
     String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
     applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset, seq);
-    replica.file().writeState(applied);
-    replica.file().releaseSavepoint();
+    replica.writeState(applied);
+    replica.releaseSavepoint();
     if (++pending >= maxTransactionsPerCommit) {
       flush();
     }
   }
 
-  private void rollback(ChangeLogEntry e) throws SQLException {
+  private void rollback(ChangeLogEntry e) throws ReplicaException {
     if (open == null) {
       throw new Violation("rollback outside a transaction");
     }
@@ -173,7 +177,7 @@ public final class ReplicaApplier {
     open = null;
     if (!tx.skipping) {
       replica.discarded();
-      replica.file().rollbackToSavepoint();
+      replica.rollbackToSavepoint();
       if (tx.schemaChanged) {
         replica.reloadSchema();
       }
@@ -189,10 +193,10 @@ public final class ReplicaApplier {
       return;
     }
     try {
-      replica.file().commit();
+      replica.commit();
       committed = applied;
       pending = 0;
-    } catch (SQLException e) {
+    } catch (ReplicaException e) {
       abort();
       throw new ApplyException(applied.topic(), applied.partition(), applied.offset(), applied.watermark(),
           "SQLite commit failed: " + e.getMessage(), e);
@@ -203,9 +207,9 @@ public final class ReplicaApplier {
   public void abort() {
     replica.discarded();
     try {
-      replica.file().rollback();
+      replica.rollback();
       replica.reloadSchema();
-    } catch (SQLException ignored) {
+    } catch (ReplicaException ignored) {
       // The connection is gone: nothing uncommitted survives anyway.
     }
     open = null;

@@ -16,7 +16,7 @@ import io.pg2lite.protocol.testing.ChangeMessages;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
-import io.pg2lite.sink.replica.LiteValues;
+import io.pg2lite.sink.replica.lite.LiteValues;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

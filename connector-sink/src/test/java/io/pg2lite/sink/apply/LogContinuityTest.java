@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.sink.replica.ReplicaState;
+import io.pg2lite.sink.replica.file.ReplicaState;
 import org.junit.jupiter.api.Test;
 
 class LogContinuityTest {

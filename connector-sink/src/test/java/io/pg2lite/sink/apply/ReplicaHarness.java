@@ -2,6 +2,7 @@ package io.pg2lite.sink.apply;
 
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.sink.replica.Replica;
+import io.pg2lite.sink.replica.ReplicaException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -25,12 +26,12 @@ final class ReplicaHarness implements AutoCloseable {
   ReplicaApplier applier;
   long nextOffset;
 
-  ReplicaHarness(Path dir) throws SQLException {
+  ReplicaHarness(Path dir) throws ReplicaException {
     this.file = dir.resolve("replica.db");
     open();
   }
 
-  void open() throws SQLException {
+  void open() throws ReplicaException {
     replica = Replica.open(file, "WAL", "NORMAL", 5000);
     applier = new ReplicaApplier(replica, 1000);
   }
@@ -61,13 +62,13 @@ final class ReplicaHarness implements AutoCloseable {
     }
   }
 
-  void reopen() throws SQLException {
+  void reopen() throws ReplicaException {
     replica.close();
     open();
   }
 
   @Override
-  public void close() throws SQLException {
+  public void close() throws ReplicaException {
     replica.close();
   }
 }

@@ -11,7 +11,7 @@ import io.pg2lite.protocol.testing.ChangeMessages;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
-import io.pg2lite.sink.replica.ReplicaState;
+import io.pg2lite.sink.replica.file.ReplicaState;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;

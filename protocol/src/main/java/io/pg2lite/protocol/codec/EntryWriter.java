@@ -206,25 +206,7 @@ final class EntryWriter {
   }
 
   private void value(Value v) throws IOException {
-    if (v instanceof Value.Null n) {
-      gen.writeNull();
-    } else if (v instanceof Value.Bool b) {
-      gen.writeBoolean(b.value());
-    } else if (v instanceof Value.Int i) {
-      gen.writeNumber(i.value());
-    } else if (v instanceof Value.Float f) {
-      gen.writeNumber(f.value());
-    } else if (v instanceof Value.Text t) {
-      gen.writeString(t.value());
-    } else if (v instanceof Value.Array a) {
-      gen.writeStartArray();
-      for (Value e : a.elements()) {
-        value(e);
-      }
-      gen.writeEndArray();
-    } else {
-      throw new IllegalStateException("unhandled " + v.getClass().getName());
-    }
+    ValueJson.write(gen, v);
   }
 
   private void name(String field, QualifiedName n) throws IOException {

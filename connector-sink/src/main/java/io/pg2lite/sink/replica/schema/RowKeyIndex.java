@@ -1,7 +1,7 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.schema;
 
+import io.pg2lite.sink.replica.lite.SqlNames;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -26,65 +26,76 @@ import java.util.List;
 final class RowKeyIndex {
   private final Connection c;
   private final SqliteCatalog catalog;
+  private final SchemaRows rows;
 
-  RowKeyIndex(Connection c, SqliteCatalog catalog) {
+  RowKeyIndex(Connection c, SqliteCatalog catalog, SchemaRows rows) {
     this.c = c;
     this.catalog = catalog;
+    this.rows = rows;
   }
 
   /** Builds the index of a table whose key columns all exist (a new or renamed table). */
   void create(LiteTable t) throws SQLException {
-    if (t.rowKey.isEmpty()) {
+    if (t.rowKey().isEmpty()) {
       return;
     }
     List<String> missing = missingColumns(t);
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("table \"" + t.name + "\": row key " + t.rowKey + " names column(s) "
+      throw new IllegalArgumentException("table \"" + t.name() + "\": row key " + t.rowKey() + " names column(s) "
           + missing + " that the replica table does not have");
     }
     StringBuilder cols = new StringBuilder();
-    for (String k : t.rowKey) {
+    for (String k : t.rowKey()) {
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(k));
     }
-    exec("CREATE UNIQUE INDEX " + SqlNames.quote(SqlNames.keyIndex(t.name)) + " ON " + SqlNames.quote(t.name)
+    exec("CREATE UNIQUE INDEX " + SqlNames.quote(SqlNames.keyIndex(t.name())) + " ON " + SqlNames.quote(t.name())
         + " (" + cols + ")");
   }
 
-  /** A new row key (update-table-metadata): the old index goes, the new one follows (see the class doc). */
-  void change(LiteTable t, List<String> key) throws SQLException {
-    if (key.equals(t.rowKey)) {
-      return;
+  /**
+   * A new row key (update-table-metadata): the old index goes, the new one follows (see the class
+   * doc). Returns the table with the new key.
+   */
+  LiteTable change(LiteTable t, List<String> key) throws SQLException {
+    if (key.equals(t.rowKey())) {
+      return t;
     }
     for (String k : key) {
-      if (t.hidden.containsKey(k) && hasNull(t, k)) {
+      if (t.isHidden(k) && hasNull(t, k)) {
         // Rows merge by key, and this column's values are still being copied: the rows that
         // have none yet would all be keyed by NULL and each copied row become a second one. A
         // column of a table being copied whole is complete in every row the replica holds (the
         // live stream writes whole rows); one added with a backfill is NULL in the older rows.
         // The source re-copies a table keyed on a column its command adds with a backfill, so
         // only a later key change onto such a column gets here (docs/sink-connector.md).
-        throw new IllegalArgumentException("table \"" + t.name + "\": the new row key " + key + " includes column \""
+        throw new IllegalArgumentException("table \"" + t.name() + "\": the new row key " + key + " includes column \""
             + k + "\", which is still being backfilled and NULL in rows of the replica; the replica cannot key "
             + "rows on it (resync the replica)");
       }
     }
-    exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name)));
-    t.rowKey = List.copyOf(key);
-    store(t);
-    createOnceComplete(t);
+    exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name())));
+    LiteTable rekeyed = t.withRowKey(key);
+    rows.storeRowKey(rekeyed.name(), rekeyed.rowKey());
+    createOnceComplete(rekeyed);
+    return rekeyed;
   }
 
-  /** A column renamed: the key follows the rename (SQLite's RENAME COLUMN already moved the index). */
-  void columnRenamed(LiteTable t, String oldName, String newName) throws SQLException {
-    if (!newName.equals(oldName) && t.rowKey.contains(oldName)) {
-      t.rowKey = t.rowKey.stream().map(k -> k.equals(oldName) ? newName : k).toList();
-      store(t);
+  /**
+   * A column renamed: the key follows the rename (SQLite's RENAME COLUMN already moved the index).
+   * Returns the table with the key renamed.
+   */
+  LiteTable columnRenamed(LiteTable t, String oldName, String newName) throws SQLException {
+    if (newName.equals(oldName) || !t.rowKey().contains(oldName)) {
+      return t;
     }
+    LiteTable renamed = t.withRowKey(t.rowKey().stream().map(k -> k.equals(oldName) ? newName : k).toList());
+    rows.storeRowKey(renamed.name(), renamed.rowKey());
+    return renamed;
   }
 
   /** Builds the index if every key column exists and the index does not yet. */
   void createOnceComplete(LiteTable t) throws SQLException {
-    if (!t.rowKey.isEmpty() && missingColumns(t).isEmpty() && !catalog.hasIndex(SqlNames.keyIndex(t.name))) {
+    if (!t.rowKey().isEmpty() && missingColumns(t).isEmpty() && !catalog.hasIndex(SqlNames.keyIndex(t.name()))) {
       create(t);
     }
   }
@@ -97,28 +108,19 @@ final class RowKeyIndex {
   static void check(LiteTable t) {
     List<String> missing = missingColumns(t);
     if (!missing.isEmpty()) {
-      throw new IllegalArgumentException("row change for table \"" + t.name + "\", whose row key " + t.rowKey
+      throw new IllegalArgumentException("row change for table \"" + t.name() + "\", whose row key " + t.rowKey()
           + " names column(s) " + missing + " that no schema change has added");
     }
   }
 
   private static List<String> missingColumns(LiteTable t) {
-    return t.rowKey.stream().filter(k -> !t.columns.containsKey(k)).toList();
+    return t.rowKey().stream().filter(k -> !t.hasColumn(k)).toList();
   }
 
   private boolean hasNull(LiteTable t, String column) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + SqlNames.quote(t.name)
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + SqlNames.quote(t.name())
         + " WHERE " + SqlNames.quote(column) + " IS NULL LIMIT 1")) {
       return rs.next();
-    }
-  }
-
-  private void store(LiteTable t) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("UPDATE " + SqlNames.quote(ReplicaFile.TABLES)
-        + " SET row_key = ? WHERE table_name = ?")) {
-      ps.setString(1, Json.stringList(t.rowKey));
-      ps.setString(2, t.name);
-      ps.executeUpdate();
     }
   }
 

@@ -1,4 +1,6 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.file;
+
+import io.pg2lite.protocol.watermark.Watermark;
 
 /**
  * The replica's position, stored in the replica in the same SQLite transaction as the data it
@@ -16,5 +18,10 @@ public record ReplicaState(String replicaVersion, String watermark, String topic
 
   public boolean isEmpty() {
     return watermark == null;
+  }
+
+  /** The watermark of the last applied commit; null when {@link #isEmpty()}. */
+  public Watermark lastCommit() {
+    return watermark == null ? null : Watermark.parse(watermark);
   }
 }

@@ -1,8 +1,9 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.schema;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
 import io.pg2lite.protocol.schema.ConstantDefault;
 import io.pg2lite.protocol.value.Value;
+import io.pg2lite.sink.replica.lite.LiteValues;
 
 /**
  * The SQLite default of an added column whose Postgres default is a constant, so existing rows

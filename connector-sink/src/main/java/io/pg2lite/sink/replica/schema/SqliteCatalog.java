@@ -1,4 +1,4 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.schema;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

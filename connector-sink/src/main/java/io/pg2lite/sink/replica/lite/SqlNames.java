@@ -1,4 +1,4 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.lite;
 
 import io.pg2lite.protocol.schema.QualifiedName;
 

@@ -1,7 +1,15 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.merge;
 
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.sink.replica.changelog.RowChangeLog;
+import io.pg2lite.sink.replica.changelog.RowKeyText;
+import io.pg2lite.sink.replica.file.Statements;
+import io.pg2lite.sink.replica.lite.LiteValues;
+import io.pg2lite.sink.replica.lite.SqlNames;
+import io.pg2lite.sink.replica.schema.LiteTable;
+import io.pg2lite.sink.replica.schema.ReplicaSchema;
+import io.pg2lite.sink.replica.schema.RowKeys;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -33,11 +41,11 @@ import java.util.List;
  * itself: Postgres held both rows at that moment (deferrable key constraint). One unique row key
  * cannot represent that, so the change is refused with an error rather than losing a row.
  */
-final class KeyChange {
+public final class KeyChange {
   private final RowChangeLog changeLog;
-  private final RowChangeLog.Statements statements;
+  private final Statements statements;
 
-  KeyChange(RowChangeLog.Statements statements, RowChangeLog changeLog) {
+  public KeyChange(Statements statements, RowChangeLog changeLog) {
     this.statements = statements;
     this.changeLog = changeLog;
   }
@@ -47,34 +55,36 @@ final class KeyChange {
    * new key, and returns true; returns false (nothing done) when the new key is free, so the
    * caller's plain UPDATE of the key applies.
    */
-  boolean ontoExistingRow(LiteTable t, Row oldKey, Row newKey, Row row, Watermark version) throws SQLException {
-    String existing = rowVersion(t, newKey);
+  public boolean ontoExistingRow(LiteTable t, Row oldKey, Row newKey, Row row, Watermark version)
+      throws SQLException {
+    Watermark existing = rowVersion(t, newKey);
     if (existing == null) {
       return false;
     }
-    if (t.hidden.isEmpty() || existing.compareTo(version.toString()) <= 0) {
-      throw new IllegalArgumentException("an update of table \"" + t.name + "\" moves the row with key "
-          + RowWriter.rowKeyText(oldKey) + " to key " + RowWriter.rowKeyText(newKey) + ", where the replica "
+    if (!t.hasHiddenColumns() || existing.compareTo(version) <= 0) {
+      throw new IllegalArgumentException("an update of table \"" + t.name() + "\" moves the row with key "
+          + RowKeyText.of(oldKey) + " to key " + RowKeyText.of(newKey) + ", where the replica "
           + "already holds a row written by the live stream (version " + existing + "): Postgres held both rows at "
           + "once, which only a deferrable key constraint allows and a replica with one unique row key cannot hold");
     }
     mergeIntoCopy(t, oldKey, newKey, row);
-    PreparedStatement delete = statements.prepare("DELETE FROM " + SqlNames.quote(t.name) + " WHERE "
-        + RowWriter.where(oldKey));
-    RowWriter.bindKey(delete, 1, t, oldKey);
+    PreparedStatement delete = statements.prepare("DELETE FROM " + SqlNames.quote(t.name()) + " WHERE "
+        + RowKeys.where(oldKey));
+    RowKeys.bindKey(delete, 1, t, oldKey);
     delete.executeUpdate();
-    changeLog.delete(t, oldKey, version);
-    changeLog.set(t, newKey, row, version);
+    changeLog.delete(t, oldKey);
+    changeLog.set(t, newKey, row);
     return true;
   }
 
-  /** The {@code _0_version} of the row at {@code key}, or null when there is none. */
-  private String rowVersion(LiteTable t, Row key) throws SQLException {
+  /** The {@code _0_version} of the row at {@code key}, or null when there is none (or it has none). */
+  private Watermark rowVersion(LiteTable t, Row key) throws SQLException {
     PreparedStatement ps = statements.prepare("SELECT " + SqlNames.quote(ReplicaSchema.ROW_VERSION) + " FROM "
-        + SqlNames.quote(t.name) + " WHERE " + RowWriter.where(key));
-    RowWriter.bindKey(ps, 1, t, key);
+        + SqlNames.quote(t.name()) + " WHERE " + RowKeys.where(key));
+    RowKeys.bindKey(ps, 1, t, key);
     try (ResultSet rs = ps.executeQuery()) {
-      return rs.next() ? rs.getString(1) : null;
+      String version = rs.next() ? rs.getString(1) : null;
+      return version == null ? null : Watermark.parse(version);
     }
   }
 
@@ -86,8 +96,8 @@ final class KeyChange {
   private void mergeIntoCopy(LiteTable t, Row oldKey, Row newKey, Row row) throws SQLException {
     List<String> fromUpdate = new ArrayList<>();
     List<String> fromOldRow = new ArrayList<>();
-    for (String col : t.columns.keySet()) {
-      if (t.hidden.containsKey(col) || newKey.contains(col)) {
+    for (String col : t.columns().keySet()) {
+      if (t.isHidden(col) || newKey.contains(col)) {
         continue;
       }
       (row.contains(col) ? fromUpdate : fromOldRow).add(col);
@@ -95,27 +105,27 @@ final class KeyChange {
     if (fromUpdate.isEmpty() && fromOldRow.isEmpty()) {
       return;
     }
-    StringBuilder sql = new StringBuilder("UPDATE ").append(SqlNames.quote(t.name)).append(" SET ");
+    StringBuilder sql = new StringBuilder("UPDATE ").append(SqlNames.quote(t.name())).append(" SET ");
     for (String col : fromUpdate) {
       sql.append(SqlNames.quote(col)).append(" = ?, ");
     }
     if (!fromOldRow.isEmpty()) {
       // Row-value assignment from the old row; absent when the replica never saw it (all NULL).
       sql.append('(').append(quotedList(fromOldRow)).append(") = (SELECT ").append(quotedList(fromOldRow))
-          .append(" FROM ").append(SqlNames.quote(t.name)).append(" WHERE ").append(RowWriter.where(oldKey))
+          .append(" FROM ").append(SqlNames.quote(t.name())).append(" WHERE ").append(RowKeys.where(oldKey))
           .append("), ");
     }
     sql.setLength(sql.length() - 2);
-    sql.append(" WHERE ").append(RowWriter.where(newKey));
+    sql.append(" WHERE ").append(RowKeys.where(newKey));
     PreparedStatement ps = statements.prepare(sql.toString());
     int i = 1;
     for (String col : fromUpdate) {
       LiteValues.bind(ps, i++, row.get(col), t.storage(col));
     }
     if (!fromOldRow.isEmpty()) {
-      i = RowWriter.bindKey(ps, i, t, oldKey);
+      i = RowKeys.bindKey(ps, i, t, oldKey);
     }
-    RowWriter.bindKey(ps, i, t, newKey);
+    RowKeys.bindKey(ps, i, t, newKey);
     ps.executeUpdate();
   }
 

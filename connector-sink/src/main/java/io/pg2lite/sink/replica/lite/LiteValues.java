@@ -1,6 +1,13 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.lite;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonFactoryBuilder;
+import com.fasterxml.jackson.core.JsonGenerator;
+import io.pg2lite.protocol.codec.ValueJson;
 import io.pg2lite.protocol.value.Value;
+import java.io.IOException;
+import java.io.StringWriter;
+import java.io.UncheckedIOException;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.HexFormat;
@@ -23,10 +30,13 @@ public final class LiteValues {
   /** How a float column stores -0.0 (C's {@code printf("%a", -0.0)}). */
   public static final String NEGATIVE_ZERO = "-0x0p+0";
 
+  private static final JsonFactory STORED_JSON = new JsonFactoryBuilder()
+      .characterEscapes(new StoredJsonEscapes()).build();
+
   private LiteValues() {}
 
   /** Whether {@code d} is -0.0 (which {@code == 0.0} does not tell from 0.0). */
-  static boolean isNegativeZero(double d) {
+  public static boolean isNegativeZero(double d) {
     return Double.doubleToRawLongBits(d) == Double.doubleToRawLongBits(-0.0);
   }
 
@@ -56,43 +66,19 @@ public final class LiteValues {
     }
   }
 
-  /** A Postgres array as JSON text. */
-  static String arrayJson(Value.Array a) {
-    StringBuilder sb = new StringBuilder("[");
-    for (int i = 0; i < a.elements().size(); i++) {
-      if (i > 0) {
-        sb.append(',');
-      }
-      Value e = a.elements().get(i);
-      if (e instanceof Value.Null) {
-        sb.append("null");
-      } else if (e instanceof Value.Bool b) {
-        sb.append(b.value());
-      } else if (e instanceof Value.Int n) {
-        sb.append(n.value());
-      } else if (e instanceof Value.Float f) {
-        sb.append(f.value());
-      } else if (e instanceof Value.Text t) {
-        jsonString(sb, t.value());
-      } else {
-        sb.append(arrayJson((Value.Array) e));
-      }
+  /**
+   * A Postgres array as the JSON text the replica stores (array columns, row keys in the change
+   * log of rows, array defaults). The value rule is the protocol's ({@link ValueJson}), so a value
+   * reads alike on the wire and in the replica; only string escaping is the replica's own
+   * ({@link StoredJsonEscapes}), and it must stay as it is: stored texts are compared byte for byte.
+   */
+  public static String arrayJson(Value.Array a) {
+    StringWriter out = new StringWriter();
+    try (JsonGenerator g = STORED_JSON.createGenerator(out)) {
+      ValueJson.write(g, a);
+    } catch (IOException e) {
+      throw new UncheckedIOException(e); // a StringWriter does not fail
     }
-    return sb.append(']').toString();
-  }
-
-  private static void jsonString(StringBuilder sb, String s) {
-    sb.append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c == '"' || c == '\\') {
-        sb.append('\\').append(c);
-      } else if (c < 0x20) {
-        sb.append(String.format("\\u%04x", (int) c));
-      } else {
-        sb.append(c);
-      }
-    }
-    sb.append('"');
+    return out.toString();
   }
 }

@@ -1,4 +1,4 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.schema;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
+import io.pg2lite.sink.replica.lite.LiteValues;
 import org.junit.jupiter.api.Test;
 
 /** The SQL a constant default becomes; which defaults are constants is ConstantDefault's rule. */

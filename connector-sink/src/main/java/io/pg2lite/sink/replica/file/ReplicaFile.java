@@ -1,9 +1,8 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.file;
 
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -18,11 +17,6 @@ import java.sql.Statement;
  * SQLite transaction as the data it describes; readers in WAL mode see both or neither.
  */
 public final class ReplicaFile implements AutoCloseable {
-  static final String STATE = "_pg2lite.state";
-  static final String COLUMNS = "_pg2lite.columns";
-  static final String TABLES = "_pg2lite.tables";
-  static final String CHANGES = "_pg2lite.changes";
-
   private final Connection c;
   private boolean inTransaction;
 
@@ -42,36 +36,13 @@ public final class ReplicaFile implements AutoCloseable {
       s.execute("PRAGMA foreign_keys=OFF");
       // 64 MB page cache (default 2 MB): index pages of large tables stay in memory during apply.
       s.execute("PRAGMA cache_size=-65536");
-      s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(STATE) + " (lock INTEGER PRIMARY KEY CHECK (lock = 1),"
-          + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER,"
-          + " log_seq INTEGER)");
-      addLogSeqColumn(s);
-      s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
-          + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
-          + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00')");
-      s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(COLUMNS) + " (table_name TEXT NOT NULL,"
-          + " column_name TEXT NOT NULL, pos INTEGER NOT NULL, upstream_type TEXT NOT NULL, storage TEXT NOT NULL,"
-          + " is_not_null INTEGER, character_max_length INTEGER, backfill TEXT,"
-          + " PRIMARY KEY (table_name, column_name))");
-      s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(CHANGES) + " (table_name TEXT NOT NULL,"
-          + " row_key TEXT NOT NULL, op TEXT NOT NULL, state_version TEXT NOT NULL,"
-          + " column_versions TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (table_name, row_key))");
+      MetadataTables.create(s);
     } catch (SQLException e) {
       c.close();
       throw e;
     }
     c.setAutoCommit(true);
     return new ReplicaFile(c);
-  }
-
-  /** A replica created before sequence numbers gets the column (null: no number known yet). */
-  private static void addLogSeqColumn(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + STATE + "') WHERE name = 'log_seq'")) {
-      if (rs.next()) {
-        return;
-      }
-    }
-    s.execute("ALTER TABLE " + SqlNames.quote(STATE) + " ADD COLUMN log_seq INTEGER");
   }
 
   /**
@@ -90,39 +61,20 @@ public final class ReplicaFile implements AutoCloseable {
     }
   }
 
-  Connection connection() {
+  /** The one connection; every part of the replica writes through it. */
+  public Connection connection() {
     return c;
   }
 
+  /** The position the file holds (what a restart resumes from). */
   public ReplicaState state() throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT replica_version, watermark, topic,"
-        + " partition, kafka_offset, log_seq FROM " + SqlNames.quote(STATE) + " WHERE lock = 1")) {
-      if (!rs.next()) {
-        return ReplicaState.EMPTY;
-      }
-      long seq = rs.getLong(6);
-      Long logSeq = rs.wasNull() ? null : seq;
-      return new ReplicaState(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4), rs.getLong(5), logSeq);
-    }
+    return StateTable.read(c);
   }
 
   /** Writes the state row; must run inside the transaction whose data it describes. */
   public void writeState(ReplicaState state) throws SQLException {
     requireTransaction();
-    try (PreparedStatement ps = c.prepareStatement("INSERT OR REPLACE INTO " + SqlNames.quote(STATE)
-        + " (lock, replica_version, watermark, topic, partition, kafka_offset, log_seq) VALUES (1, ?, ?, ?, ?, ?, ?)")) {
-      ps.setString(1, state.replicaVersion());
-      ps.setString(2, state.watermark());
-      ps.setString(3, state.topic());
-      ps.setInt(4, state.partition());
-      ps.setLong(5, state.offset());
-      if (state.seq() == null) {
-        ps.setNull(6, java.sql.Types.INTEGER);
-      } else {
-        ps.setLong(6, state.seq());
-      }
-      ps.executeUpdate();
-    }
+    StateTable.write(c, state);
   }
 
   public boolean inTransaction() {

@@ -1,4 +1,4 @@
-package io.pg2lite.sink.replica;
+package io.pg2lite.sink.replica.lite;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
@@ -22,14 +22,14 @@ import java.util.Map;
  * used Jackson hold them unescaped. For every other name the text is byte for byte what those
  * versions wrote ({@code ["a","b"]}, no spaces), so stored texts still compare equal.
  */
-final class Json {
+public final class Json {
   private static final JsonFactory FACTORY = JsonFactory.builder()
       .enable(JsonReadFeature.ALLOW_UNESCAPED_CONTROL_CHARS).build();
 
   private Json() {}
 
   /** Writes one JSON value with {@code body} and returns its text. */
-  static String write(Writer body) {
+  private static String write(Writer body) {
     StringWriter out = new StringWriter();
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       body.write(g);
@@ -40,11 +40,11 @@ final class Json {
   }
 
   /** What {@link #write} runs. */
-  interface Writer {
+  private interface Writer {
     void write(JsonGenerator g) throws IOException;
   }
 
-  static String stringList(List<String> values) {
+  public static String stringList(List<String> values) {
     return write(g -> {
       g.writeStartArray();
       for (String v : values) {
@@ -54,7 +54,7 @@ final class Json {
     });
   }
 
-  static List<String> stringList(String json) {
+  public static List<String> stringList(String json) {
     List<String> out = new ArrayList<>();
     try (JsonParser p = FACTORY.createParser(json)) {
       expect(p, JsonToken.START_ARRAY, json);
@@ -71,7 +71,7 @@ final class Json {
   }
 
   /** A flat JSON object of strings, in the map's order. */
-  static String stringMap(Map<String, String> values) {
+  public static String stringMap(Map<String, String> values) {
     return write(g -> {
       g.writeStartObject();
       for (Map.Entry<String, String> e : values.entrySet()) {
@@ -81,7 +81,7 @@ final class Json {
     });
   }
 
-  static Map<String, String> stringMap(String json) {
+  public static Map<String, String> stringMap(String json) {
     Map<String, String> out = new LinkedHashMap<>();
     try (JsonParser p = FACTORY.createParser(json)) {
       expect(p, JsonToken.START_OBJECT, json);
@@ -98,7 +98,7 @@ final class Json {
     return out;
   }
 
-  static String metadata(TableMetadata m) {
+  public static String metadata(TableMetadata m) {
     return write(g -> {
       g.writeStartObject();
       g.writeNumberField("schemaOID", m.schemaOid());

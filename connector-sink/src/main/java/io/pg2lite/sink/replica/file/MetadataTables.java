@@ -1,0 +1,54 @@
+package io.pg2lite.sink.replica.file;
+
+import io.pg2lite.sink.replica.lite.SqlNames;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * The replica's own tables, next to the replicated ones: their names and their layout. The names
+ * start with {@code _pg2lite.}, which no upstream table of schema {@code public} can collide with
+ * unless it is named so on purpose; the layout is part of the replica file's format
+ * (docs/sink-connector.md, "The replica file"), read by tools and by older and newer sinks, so a
+ * column is only ever added, never changed.
+ */
+public final class MetadataTables {
+  /** One row: the replica's position ({@link ReplicaState}). */
+  public static final String STATE = "_pg2lite.state";
+  /** Per column of a replicated table: upstream type, storage, and whether it is still being backfilled. */
+  public static final String COLUMNS = "_pg2lite.columns";
+  /** Per replicated table: its upstream name, row key and metadata. */
+  public static final String TABLES = "_pg2lite.tables";
+  /** The backfill merge's record of row operations (the {@code changelog} package). */
+  public static final String CHANGES = "_pg2lite.changes";
+
+  private MetadataTables() {}
+
+  /** Creates the tables a new replica lacks, and the columns an older replica lacks. */
+  static void create(Statement s) throws SQLException {
+    s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(STATE) + " (lock INTEGER PRIMARY KEY CHECK (lock = 1),"
+        + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER,"
+        + " log_seq INTEGER)");
+    addLogSeqColumn(s);
+    s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
+        + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
+        + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00')");
+    s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(COLUMNS) + " (table_name TEXT NOT NULL,"
+        + " column_name TEXT NOT NULL, pos INTEGER NOT NULL, upstream_type TEXT NOT NULL, storage TEXT NOT NULL,"
+        + " is_not_null INTEGER, character_max_length INTEGER, backfill TEXT,"
+        + " PRIMARY KEY (table_name, column_name))");
+    s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(CHANGES) + " (table_name TEXT NOT NULL,"
+        + " row_key TEXT NOT NULL, op TEXT NOT NULL, state_version TEXT NOT NULL,"
+        + " column_versions TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (table_name, row_key))");
+  }
+
+  /** A replica created before sequence numbers gets the column (null: no number known yet). */
+  private static void addLogSeqColumn(Statement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + STATE + "') WHERE name = 'log_seq'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    s.execute("ALTER TABLE " + SqlNames.quote(STATE) + " ADD COLUMN log_seq INTEGER");
+  }
+}

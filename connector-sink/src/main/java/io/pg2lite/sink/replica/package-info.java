@@ -1,0 +1,18 @@
+/**
+ * The SQLite replica, behind one entry point: {@link io.pg2lite.sink.replica.Replica} (open,
+ * apply a change, the transaction and state operations the applier needs) and its one failure
+ * type, {@link io.pg2lite.sink.replica.ReplicaException}. The replica packages are the only ones
+ * of the sink that touch {@code java.sql}.
+ *
+ * <p>Subpackages, each depending only on those before it (no cycles):
+ * <ul>
+ *   <li>{@code lite}: how names, types and values are spelled in SQLite;</li>
+ *   <li>{@code file}: the file, its connection and transactions, the metadata tables and the
+ *       state row (the replica's position);</li>
+ *   <li>{@code schema}: schema changes and the in-memory view of the tables;</li>
+ *   <li>{@code changelog}: the per-row record of what the live stream did, which the merge reads;</li>
+ *   <li>{@code merge}: the backfill merge rule (copied rows, and key changes onto copied rows);</li>
+ *   <li>{@code rows}: the live stream's row writes (upserts, updates, deletes, truncates).</li>
+ * </ul>
+ */
+package io.pg2lite.sink.replica;

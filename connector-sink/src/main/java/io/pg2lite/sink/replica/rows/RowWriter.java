@@ -1,0 +1,142 @@
+package io.pg2lite.sink.replica.rows;
+
+import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.sink.replica.changelog.RowChangeLog;
+import io.pg2lite.sink.replica.file.Statements;
+import io.pg2lite.sink.replica.lite.LiteValues;
+import io.pg2lite.sink.replica.lite.SqlNames;
+import io.pg2lite.sink.replica.merge.KeyChange;
+import io.pg2lite.sink.replica.schema.LiteTable;
+import io.pg2lite.sink.replica.schema.ReplicaSchema;
+import io.pg2lite.sink.replica.schema.RowKeys;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.Map;
+
+/**
+ * Applies the live stream's row changes (reference §6.4): insert = upsert; update writes only the
+ * columns present (absent unchanged-TOAST columns keep their values) and becomes an insert when
+ * the row is missing; delete by key; truncate empties the table. Every written row gets the
+ * transaction's watermark in {@code _0_version}.
+ *
+ * <p>Each change is told to the {@link RowChangeLog}, which the backfill merge reads, so that a
+ * copy from an older snapshot cannot overwrite or bring back what the live stream wrote. Backfill
+ * messages are not row changes of this kind: {@link io.pg2lite.sink.replica.merge.BackfillMerge}
+ * applies them.
+ */
+public final class RowWriter {
+  private final Statements statements;
+  private final ReplicaSchema schema;
+  private final RowChangeLog changeLog;
+  private final KeyChange keyChange;
+  private final UpsertBatch upserts;
+
+  public RowWriter(Statements statements, ReplicaSchema schema, RowChangeLog changeLog, KeyChange keyChange) {
+    this.statements = statements;
+    this.schema = schema;
+    this.changeLog = changeLog;
+    this.keyChange = keyChange;
+    this.upserts = new UpsertBatch(statements);
+  }
+
+  /** Applies an insert, update, delete or truncate at watermark {@code version}. */
+  public void apply(DataChange change, Watermark version) throws SQLException {
+    if (!(change instanceof DataChange.Insert)) {
+      upserts.flush(); // anything but another insert must see the rows inserted before it
+    }
+    if (change instanceof DataChange.Insert i) {
+      insert(i, version);
+    } else if (change instanceof DataChange.Update u) {
+      update(u, version);
+    } else if (change instanceof DataChange.Delete d) {
+      delete(d);
+    } else if (change instanceof DataChange.Truncate tr) {
+      truncate(tr);
+    } else {
+      throw new IllegalStateException("unhandled data change " + change.tag());
+    }
+  }
+
+  /** Executes the pending batch of upserts, if any: before anything that must see those rows. */
+  public void flush() throws SQLException {
+    upserts.flush();
+  }
+
+  /** At a rollback: forgets pending inserts. */
+  public void discard() {
+    upserts.discard();
+  }
+
+  /** Before the statements are closed (a schema change): runs pending inserts and forgets their statements. */
+  public void schemaChanging() throws SQLException {
+    upserts.flush();
+    upserts.forgetStatements();
+  }
+
+  private void insert(DataChange.Insert i, Watermark version) throws SQLException {
+    LiteTable t = schema.requireForRows(i.relation().table());
+    upserts.upsert(t, i.row(), version);
+    // A table without a row key takes inserts only (Postgres refuses its updates and deletes
+    // when published); its inserts need no key and no change-log entry.
+    if (t.hasHiddenColumns() && !(t.rowKey().isEmpty() && i.relation().rowKey().columns().isEmpty())) {
+      changeLog.set(t, RowKeys.keyOf(t, i.relation(), i.row()), i.row());
+    }
+  }
+
+  /**
+   * An update writes the columns present in its row at the old key (moving the row when the key
+   * changed). A key change onto a row the replica already holds is {@link KeyChange}'s: a copy of
+   * a newer snapshot can be there before the live stream replays the move.
+   */
+  private void update(DataChange.Update u, Watermark version) throws SQLException {
+    LiteTable t = schema.requireForRows(u.relation().table());
+    Row newKey = RowKeys.keyOf(t, u.relation(), u.row());
+    Row oldKey = u.key() == null ? newKey : RowKeys.keyOf(t, u.relation(), u.key());
+    if (!oldKey.equals(newKey) && keyChange.ontoExistingRow(t, oldKey, newKey, u.row(), version)) {
+      return;
+    }
+    StringBuilder set = new StringBuilder();
+    for (String col : u.row().values().keySet()) {
+      t.storage(col);
+      set.append(SqlNames.quote(col)).append(" = ?, ");
+    }
+    set.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(" = ?");
+    PreparedStatement ps = statements.prepare("UPDATE " + SqlNames.quote(t.name()) + " SET " + set + " WHERE "
+        + RowKeys.where(oldKey));
+    int i = 1;
+    for (Map.Entry<String, Value> e : u.row().values().entrySet()) {
+      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+    }
+    ps.setString(i++, version.toString());
+    RowKeys.bindKey(ps, i, t, oldKey);
+    if (ps.executeUpdate() == 0) {
+      upserts.upsert(t, u.row(), version); // a row the replica never saw (resumptive replication)
+    }
+    if (!oldKey.equals(newKey)) {
+      changeLog.delete(t, oldKey);
+    }
+    changeLog.set(t, newKey, u.row());
+  }
+
+  private void delete(DataChange.Delete d) throws SQLException {
+    LiteTable t = schema.requireForRows(d.relation().table());
+    Row key = RowKeys.keyOf(t, d.relation(), d.key());
+    PreparedStatement ps = statements.prepare("DELETE FROM " + SqlNames.quote(t.name()) + " WHERE "
+        + RowKeys.where(key));
+    RowKeys.bindKey(ps, 1, t, key);
+    ps.executeUpdate();
+    changeLog.delete(t, key);
+  }
+
+  private void truncate(DataChange.Truncate tr) throws SQLException {
+    for (Relation r : tr.relations()) {
+      LiteTable t = schema.requireForRows(r.table());
+      statements.execute("DELETE FROM " + SqlNames.quote(t.name()));
+      changeLog.truncate(t);
+    }
+  }
+}

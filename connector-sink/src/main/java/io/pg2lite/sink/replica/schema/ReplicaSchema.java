@@ -1,0 +1,187 @@
+package io.pg2lite.sink.replica.schema;
+
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.schema.BackfillId;
+import io.pg2lite.protocol.schema.ColumnSpec;
+import io.pg2lite.protocol.schema.IndexSpec;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.schema.SortDirection;
+import io.pg2lite.protocol.schema.TableMetadata;
+import io.pg2lite.protocol.schema.TableSpec;
+import io.pg2lite.sink.replica.lite.LiteTypes;
+import io.pg2lite.sink.replica.lite.SqlNames;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Set;
+import java.util.Map;
+
+/**
+ * Applies schema changes to the replica and keeps the in-memory view of its tables.
+ *
+ * <p>Layout (as the reference's): one replica table per upstream table, columns in upstream
+ * order with {@link LiteTypes declared types}, no NOT NULL and no defaults (the upstream enforced
+ * them), plus {@value #ROW_VERSION}, the watermark of the row's last change. Uniqueness comes from
+ * a unique index on the row key, which the upserts rely on ({@link RowKeyIndex}). Column and table
+ * metadata live in {@code _pg2lite.columns} and {@code _pg2lite.tables}, updated in the same
+ * transaction as the DDL ({@link SchemaRows}).
+ *
+ * <p>Invariant: the view ({@link #table}) is what the file's metadata rows say; a rollback that
+ * undid DDL is followed by {@link #reload}.
+ */
+public final class ReplicaSchema {
+  /** The column of every replica table holding the watermark of the row's last change. */
+  public static final String ROW_VERSION = "_0_version";
+
+  private final Connection c;
+  private final Map<String, LiteTable> tables = new HashMap<>();
+  private final SqliteCatalog catalog;
+  private final SchemaRows rows;
+  private final RowKeyIndex keyIndex;
+  private final ColumnChanges columns;
+
+  public ReplicaSchema(Connection c) throws SQLException {
+    this.c = c;
+    this.catalog = new SqliteCatalog(c);
+    this.rows = new SchemaRows(c);
+    this.keyIndex = new RowKeyIndex(c, catalog, rows);
+    this.columns = new ColumnChanges(c, catalog, rows, keyIndex);
+    reload();
+  }
+
+  /** The replica table for an upstream table, or null when it is not replicated. */
+  public LiteTable table(QualifiedName upstream) {
+    return tables.get(SqlNames.table(upstream));
+  }
+
+  public LiteTable require(QualifiedName upstream) {
+    LiteTable t = table(upstream);
+    if (t == null) {
+      throw new IllegalArgumentException("change for table " + upstream + ", which the replica does not have");
+    }
+    return t;
+  }
+
+  /** The table a row change writes: {@link #require}, with a row key whose columns all exist. */
+  public LiteTable requireForRows(QualifiedName upstream) {
+    LiteTable t = require(upstream);
+    RowKeyIndex.check(t);
+    return t;
+  }
+
+  /** Re-reads the tables from the metadata tables (after a rollback undid DDL). */
+  public void reload() throws SQLException {
+    Map<String, LiteTable> loaded = rows.load();
+    tables.clear();
+    tables.putAll(loaded);
+  }
+
+  public void apply(SchemaChange change) throws SQLException {
+    if (change instanceof SchemaChange.CreateTable ct) {
+      createTable(ct.spec(), ct.metadata(), ct.backfill());
+    } else if (change instanceof SchemaChange.RenameTable r) {
+      renameTable(r.old(), r.renamed());
+    } else if (change instanceof SchemaChange.UpdateTableMetadata u) {
+      put(keyIndex.change(require(u.table()), new ArrayList<>(u.updated().rowKey().keySet())));
+      rows.updateMetadata(SqlNames.table(u.table()), u.updated());
+    } else if (change instanceof SchemaChange.AddColumn a) {
+      LiteTable t = put(columns.add(require(a.table()), a.column().name(), a.column().spec(), a.backfill()));
+      if (a.tableMetadata() != null) {
+        rows.updateMetadata(SqlNames.table(a.table()), a.tableMetadata());
+      }
+      keyIndex.createOnceComplete(t);
+    } else if (change instanceof SchemaChange.UpdateColumn u) {
+      LiteTable t = put(columns.update(require(u.table()), u.old().name(), u.updated().name(), u.updated().spec()));
+      keyIndex.createOnceComplete(t);
+    } else if (change instanceof SchemaChange.DropColumn d) {
+      put(columns.drop(require(d.table()), d.column()));
+    } else if (change instanceof SchemaChange.DropTable d) {
+      dropTable(d.id());
+    } else if (change instanceof SchemaChange.CreateIndex ci) {
+      createIndex(ci.spec());
+    } else if (change instanceof SchemaChange.DropIndex di) {
+      exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.table(di.id())));
+    } else if (change instanceof SchemaChange.BackfillCompleted bc) {
+      // The key columns were copied too (a table published with rows has every column hidden).
+      List<String> shown = new ArrayList<>(bc.relation().rowKey().columns());
+      shown.addAll(bc.columns());
+      LiteTable t = put(require(bc.relation().table()).withShown(shown));
+      rows.showColumns(t.name(), shown);
+    } else {
+      throw new IllegalStateException("unhandled schema change " + change.tag());
+    }
+  }
+
+  private LiteTable put(LiteTable t) {
+    tables.put(t.name(), t);
+    return t;
+  }
+
+  private void createTable(TableSpec spec, TableMetadata metadata, Map<String, BackfillId> backfill)
+      throws SQLException {
+    String name = SqlNames.table(spec.schema(), spec.name());
+    if (tables.containsKey(name)) {
+      throw new IllegalArgumentException("create-table of " + spec.qualifiedName() + ": the replica already has "
+          + "table \"" + name + "\"");
+    }
+    StringBuilder sql = new StringBuilder("CREATE TABLE ").append(SqlNames.quote(name)).append(" (");
+    for (Map.Entry<String, ColumnSpec> col : spec.columns().entrySet()) {
+      sql.append(SqlNames.quote(col.getKey())).append(' ').append(SqlNames.quote(LiteTypes.declared(col.getValue())))
+          .append(", ");
+    }
+    sql.append(SqlNames.quote(ROW_VERSION)).append(" TEXT)");
+    exec(sql.toString());
+    List<String> key = metadata != null ? new ArrayList<>(metadata.rowKey().keySet())
+        : spec.primaryKey() != null ? spec.primaryKey() : List.of();
+    rows.insertTable(name, spec.qualifiedName(), key, metadata);
+    LiteTable t = new LiteTable(name, spec.schema(), spec.name(), key, Map.of(), Set.of());
+    for (Map.Entry<String, ColumnSpec> col : spec.columns().entrySet()) {
+      BackfillId id = backfill == null ? null : backfill.get(col.getKey());
+      t = columns.describe(t, col.getKey(), col.getValue(), id);
+    }
+    keyIndex.create(put(t));
+  }
+
+  private void renameTable(QualifiedName from, QualifiedName to) throws SQLException {
+    LiteTable t = require(from);
+    String newName = SqlNames.table(to);
+    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " RENAME TO " + SqlNames.quote(newName));
+    exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name())));
+    rows.renameTable(t.name(), newName, to);
+    tables.remove(t.name());
+    keyIndex.create(put(t.renamed(newName, to.schema(), to.name())));
+  }
+
+  private void dropTable(QualifiedName id) throws SQLException {
+    String name = SqlNames.table(id);
+    exec("DROP TABLE IF EXISTS " + SqlNames.quote(name));
+    rows.dropTable(name);
+    tables.remove(name);
+  }
+
+  /** A replicated index; like the row-key index, only on columns the table has (no string-literal index). */
+  private void createIndex(IndexSpec spec) throws SQLException {
+    String table = SqlNames.table(spec.schema(), spec.tableName());
+    LiteTable t = require(new QualifiedName(spec.schema(), spec.tableName()));
+    StringBuilder cols = new StringBuilder();
+    for (Map.Entry<String, SortDirection> e : spec.columns().entrySet()) {
+      if (!t.hasColumn(e.getKey())) {
+        throw new IllegalArgumentException("create-index " + spec.name() + " on table \"" + table
+            + "\" names column \"" + e.getKey() + "\", which the replica table does not have");
+      }
+      cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(e.getKey())).append(' ')
+          .append(e.getValue().name());
+    }
+    exec("CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX " + SqlNames.quote(SqlNames.table(spec.schema(),
+        spec.name())) + " ON " + SqlNames.quote(table) + " (" + cols + ")");
+  }
+
+  private void exec(String sql) throws SQLException {
+    try (Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+}
