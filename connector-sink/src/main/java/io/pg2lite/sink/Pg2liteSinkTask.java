@@ -114,7 +114,7 @@ public class Pg2liteSinkTask extends SinkTask {
   private java.util.OptionalLong restore(ReplicaSnapshots sn, Backoff opening) {
     while (true) {
       try {
-        io.pg2lite.sink.snapshot.SnapshotRestorer.Outcome out = sn.restoreIfMissing();
+        io.pg2lite.sink.replica.snapshot.SnapshotRestorer.Outcome out = sn.restoreIfMissing();
         if (out.restored().isEmpty() && out.considered() > 0) {
           restoreNote = " No snapshot in " + sn.describe() + " could start it: " + String.join("; ", out.skipped())
               + ".";
@@ -122,8 +122,8 @@ public class Pg2liteSinkTask extends SinkTask {
           restoreNote = " " + sn.describe() + " holds no snapshot of this change log.";
         }
         return out.restored().map(m -> java.util.OptionalLong.of(m.offset())).orElse(java.util.OptionalLong.empty());
-      } catch (java.io.IOException | SQLException e) {
-        long wait = opening.next();
+      } catch (java.io.IOException | ReplicaException e) {
+        long wait = Failures.isTransient(e) || e instanceof java.io.IOException ? opening.next() : -1;
         if (wait < 0) {
           throw new ConnectException("cannot restore replica " + config.replicaPath + " from " + sn.describe() + ": "
               + e.getMessage(), e);

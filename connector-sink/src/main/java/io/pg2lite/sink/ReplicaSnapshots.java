@@ -3,14 +3,14 @@ package io.pg2lite.sink;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
 import io.pg2lite.sink.metrics.SinkMetrics;
-import io.pg2lite.sink.snapshot.DirectorySnapshotStore;
-import io.pg2lite.sink.snapshot.SnapshotManifest;
-import io.pg2lite.sink.snapshot.SnapshotRestorer;
-import io.pg2lite.sink.snapshot.SnapshotSchedule;
-import io.pg2lite.sink.snapshot.SnapshotStore;
-import io.pg2lite.sink.snapshot.SnapshotTaker;
+import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.snapshot.DirectorySnapshotStore;
+import io.pg2lite.sink.replica.snapshot.SnapshotManifest;
+import io.pg2lite.sink.replica.snapshot.SnapshotRestorer;
+import io.pg2lite.sink.replica.snapshot.SnapshotSchedule;
+import io.pg2lite.sink.replica.snapshot.SnapshotStore;
+import io.pg2lite.sink.replica.snapshot.SnapshotTaker;
 import java.io.IOException;
-import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -64,7 +64,7 @@ final class ReplicaSnapshots implements AutoCloseable {
    *
    * @throws IOException when the store or Kafka cannot be read (the caller retries)
    */
-  SnapshotRestorer.Outcome restoreIfMissing() throws IOException, SQLException {
+  SnapshotRestorer.Outcome restoreIfMissing() throws IOException, ReplicaException {
     long t0 = System.nanoTime();
     SnapshotRestorer.Outcome out = new SnapshotRestorer(store, config.busyTimeoutMs).restoreIfMissing(
         config.replicaPath, log.topic(), log.partition(), new SnapshotRestorer.LogView() {

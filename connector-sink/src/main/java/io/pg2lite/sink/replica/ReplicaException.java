@@ -19,6 +19,11 @@ public final class ReplicaException extends Exception {
     super(cause.getMessage(), cause);
   }
 
+  /** For the replica packages outside this one (snapshots): the same wrapping. */
+  public static ReplicaException of(SQLException cause) {
+    return new ReplicaException(cause);
+  }
+
   /** What SQLite said, as the sink has always reported it: the driver's exception type and message. */
   public String reason() {
     return getCause().getClass().getSimpleName() + ": " + getMessage();

@@ -1,5 +1,6 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
+import io.pg2lite.sink.replica.ReplicaException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,15 @@ public final class SnapshotTaker {
    * Snapshots the replica unless its last commit is still the one at {@code lastOffset} (nothing
    * new to keep) or it has applied nothing; returns the published manifest.
    */
-  public Optional<SnapshotManifest> take(long lastOffset) throws SQLException, IOException {
+  public Optional<SnapshotManifest> take(long lastOffset) throws ReplicaException, IOException {
+    try {
+      return copyAndPublish(lastOffset);
+    } catch (SQLException e) {
+      throw ReplicaException.of(e);
+    }
+  }
+
+  private Optional<SnapshotManifest> copyAndPublish(long lastOffset) throws SQLException, IOException {
     Path copy = replica.resolveSibling(replica.getFileName() + ".snapshot.tmp");
     SnapshotFiles.deleteReplica(copy);
     try {

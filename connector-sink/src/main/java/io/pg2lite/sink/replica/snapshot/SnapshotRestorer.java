@@ -1,5 +1,6 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
+import io.pg2lite.sink.replica.ReplicaException;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -46,10 +47,14 @@ public final class SnapshotRestorer {
 
   /** Restores into {@code replica} when it is missing or has applied nothing; otherwise leaves it alone. */
   public Outcome restoreIfMissing(Path replica, String topic, int partition, LogView log)
-      throws IOException, SQLException {
+      throws IOException, ReplicaException {
     List<String> skipped = new ArrayList<>();
-    if (!SnapshotFiles.missingOrEmpty(replica, busyTimeoutMs)) {
-      return new Outcome(Optional.empty(), skipped, 0);
+    try {
+      if (!SnapshotFiles.missingOrEmpty(replica, busyTimeoutMs)) {
+        return new Outcome(Optional.empty(), skipped, 0);
+      }
+    } catch (SQLException e) {
+      throw ReplicaException.of(e);
     }
     List<SnapshotManifest> all = store.list(topic, partition, (name, why) -> skip(skipped, name, why));
     if (all.isEmpty()) {

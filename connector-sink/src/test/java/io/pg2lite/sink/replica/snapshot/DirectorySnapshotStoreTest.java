@@ -1,4 +1,4 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;

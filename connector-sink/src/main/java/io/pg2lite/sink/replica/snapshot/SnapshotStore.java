@@ -1,4 +1,4 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
 import java.io.IOException;
 import java.nio.file.Path;

@@ -1,4 +1,4 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.testing.ChangeMessages;
@@ -12,6 +12,7 @@ import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.replica.Replica;
+import io.pg2lite.sink.replica.ReplicaException;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -40,7 +41,7 @@ final class LiveReplica implements AutoCloseable {
   private long lsn = 0x100;
   private long nextId = 1;
 
-  LiveReplica(Path file) throws SQLException {
+  LiveReplica(Path file) throws ReplicaException {
     this.file = file;
     replica = Replica.open(file, "WAL", "NORMAL", 5000);
     applier = new ReplicaApplier(replica, 1000);
@@ -95,7 +96,7 @@ final class LiveReplica implements AutoCloseable {
   }
 
   @Override
-  public void close() throws SQLException {
+  public void close() throws ReplicaException {
     replica.close();
   }
 }

@@ -1,4 +1,4 @@
-package io.pg2lite.sink.snapshot;
+package io.pg2lite.sink.replica.snapshot;
 
 /**
  * A snapshot that must not be restored: a manifest that does not parse, data of another size or
