@@ -16,7 +16,6 @@ import io.pg2lite.sink.metrics.SinkMetrics;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.file.ReplicaState;
-import java.nio.charset.StandardCharsets;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -24,7 +23,6 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
-import org.apache.kafka.connect.header.Header;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
 import org.slf4j.Logger;
@@ -50,7 +48,6 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
-  private static final long OPEN_RETRY_MAX_MS = 60_000;
   private final ChangeLogCodec codec = new ChangeLogCodec();
   private final LogContinuity continuity = new LogContinuity();
   private Replica replica;
@@ -78,69 +75,15 @@ public class Pg2liteSinkTask extends SinkTask {
     admin = config.kafkaBootstrapServers.isEmpty() ? null
         : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
     retries = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
-    // Opening is retried here, inside start(), so only briefly: Connect reports the task RUNNING
-    // only once start() returns, and cannot stop it meanwhile.
-    Backoff opening = Backoff.forRetries(config.retryBackoffMaxMs, Math.min(config.retryTimeoutMs, OPEN_RETRY_MAX_MS));
     snapshots = ReplicaSnapshots.of(config, admin, props.getOrDefault("name", "pg2lite-sink"), props.get("topics"));
-    java.util.OptionalLong restored = snapshots.isPresent() ? restore(snapshots.get(), opening)
-        : java.util.OptionalLong.empty();
-    while (true) {
-      try {
-        replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
-        replica.limitSize(config.maxSizeBytes);
-        applier = new ReplicaApplier(replica, config.maxTransactionsPerCommit);
-        break;
-      } catch (ReplicaException e) {
-        closeReplicaQuietly();
-        long wait = Failures.isTransient(e) ? opening.next() : -1;
-        if (wait < 0) {
-          throw new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e);
-        }
-        LOG.warn("Replica {} cannot be opened yet ({}); trying again in {} ms", config.replicaPath, e.getMessage(),
-            wait);
-        sleep(wait);
-      }
-    }
+    ReplicaStartup.Opened opened = new ReplicaStartup(config).open(snapshots);
+    replica = opened.replica();
+    applier = opened.applier();
+    restoreNote = opened.restoreNote();
     continuity.restart(applier.committed());
     metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
-    restored.ifPresent(metrics::restoredFrom);
+    opened.restoredFrom().ifPresent(metrics::restoredFrom);
     snapshots.ifPresent(sn -> sn.start(metrics));
-  }
-
-  /**
-   * Restores a snapshot when the replica file is missing; a store or Kafka that cannot be read is
-   * retried like opening the replica. Returns the restored snapshot's offset.
-   */
-  private java.util.OptionalLong restore(ReplicaSnapshots sn, Backoff opening) {
-    while (true) {
-      try {
-        io.pg2lite.sink.replica.snapshot.SnapshotRestorer.Outcome out = sn.restoreIfMissing();
-        if (out.restored().isEmpty() && out.considered() > 0) {
-          restoreNote = " No snapshot in " + sn.describe() + " could start it: " + String.join("; ", out.skipped())
-              + ".";
-        } else if (out.restored().isEmpty()) {
-          restoreNote = " " + sn.describe() + " holds no snapshot of this change log.";
-        }
-        return out.restored().map(m -> java.util.OptionalLong.of(m.offset())).orElse(java.util.OptionalLong.empty());
-      } catch (java.io.IOException | ReplicaException e) {
-        long wait = Failures.isTransient(e) || e instanceof java.io.IOException ? opening.next() : -1;
-        if (wait < 0) {
-          throw new ConnectException("cannot restore replica " + config.replicaPath + " from " + sn.describe() + ": "
-              + e.getMessage(), e);
-        }
-        LOG.warn("Cannot restore a snapshot yet ({}); trying again in {} ms", e.getMessage(), wait);
-        sleep(wait);
-      }
-    }
-  }
-
-  private static void sleep(long ms) {
-    try {
-      Thread.sleep(ms);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted while waiting to open the replica", e);
-    }
   }
 
   @Override
@@ -191,30 +134,11 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
-  /**
-   * Fails early, when {@code kafka.bootstrap.servers} is set, if the next offset the replica needs
-   * is gone from the topic (retention deleted it). Without it, or when the log start cannot be
-   * read now, the first record after the gap stops the task ({@link LogContinuity}).
-   */
+  /** The early too-far-behind check ({@link ChangeLogAdmin#requireOffset}), when an admin client is configured. */
   private void checkNotBehind(TopicPartition tp, long next, ReplicaState state) {
-    if (admin == null) {
-      return;
-    }
-    java.util.OptionalLong logStart;
-    try {
-      logStart = admin.logStart(tp);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted reading the log start of " + tp, e);
-    }
-    if (logStart.isEmpty()) {
-      LOG.warn("Cannot read the log start of {} now; relying on the records' sequence numbers", tp);
-    } else if (next < logStart.getAsLong()) {
-      throw new ConnectException("replica too far behind, resync: it needs " + tp + " from offset " + next
-          + (state.isEmpty() ? " (a new replica replays the whole log)" : " (after its last commit at watermark "
-          + state.watermark() + ")") + " but the topic now starts at offset " + logStart.getAsLong() + "; the records "
-          + "in between were deleted by retention. Rebuild the replica from a copy of a current replica, or raise the "
-          + "topic's retention." + restoreNote);
+    if (admin != null) {
+      admin.requireOffset(tp, next, state.isEmpty() ? "a new replica replays the whole log"
+          : "after its last commit at watermark " + state.watermark(), restoreNote);
     }
   }
 
@@ -230,17 +154,17 @@ public class Pg2liteSinkTask extends SinkTask {
     java.time.Instant lastCommitTime = null;
     try {
       for (SinkRecord r : records) {
-        Long seq = seq(r);
+        Long seq = SinkRecords.seq(r);
         if (!continuity.admit(r.topic(), r.kafkaPartition(), r.kafkaOffset(), seq)) {
           continue;
         }
         ChangeLogEntry entry;
         try {
-          entry = codec.decode(bytes(r.value()));
+          entry = codec.decode(SinkRecords.value(r));
         } catch (ProtocolException e) {
           throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
         }
-        applier.apply(entry, header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
+        applier.apply(entry, SinkRecords.header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
             r.kafkaOffset(), seq);
         applied++;
         if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
@@ -290,19 +214,6 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
-  private static Long seq(SinkRecord r) {
-    String s = header(r, ChangeLogHeaders.SEQ);
-    if (s == null) {
-      return null;
-    }
-    try {
-      return Long.valueOf(s);
-    } catch (NumberFormatException e) {
-      throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", "header "
-          + ChangeLogHeaders.SEQ + " is not a number: " + s, e);
-    }
-  }
-
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     ReplicaState state = applier.committed();
@@ -311,29 +222,6 @@ public class Pg2liteSinkTask extends SinkTask {
       out.put(new TopicPartition(state.topic(), state.partition()), new OffsetAndMetadata(state.offset() + 1));
     }
     return out;
-  }
-
-  private static byte[] bytes(Object value) {
-    if (value instanceof byte[] b) {
-      return b;
-    }
-    if (value instanceof String s) {
-      return s.getBytes(StandardCharsets.UTF_8);
-    }
-    if (value == null) {
-      return null;
-    }
-    throw new ConnectException("change-log record value is a " + value.getClass().getName()
-        + "; configure value.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
-  }
-
-  private static String header(SinkRecord r, String key) {
-    Header h = r.headers().lastWithName(key);
-    if (h == null || h.value() == null) {
-      return null;
-    }
-    Object v = h.value();
-    return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
   }
 
   @Override
@@ -351,17 +239,6 @@ public class Pg2liteSinkTask extends SinkTask {
       } catch (ReplicaException e) {
         throw new ConnectException("cannot close replica: " + e.getMessage(), e);
       }
-    }
-  }
-
-  private void closeReplicaQuietly() {
-    if (replica != null) {
-      try {
-        replica.close();
-      } catch (ReplicaException ignored) {
-        // opening failed; the next attempt opens a new connection
-      }
-      replica = null;
     }
   }
 }

@@ -27,6 +27,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
  * connections and threads for a task that mostly does not need them.
  */
 public final class ChangeLogAdmin {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(ChangeLogAdmin.class);
   private static final long TIMEOUT_MS = 10_000;
   private final Map<String, Object> props;
 
@@ -54,6 +55,32 @@ public final class ChangeLogAdmin {
         return OptionalInt.empty();
       }
       throw e;
+    }
+  }
+
+  /**
+   * Fails early if {@code next}, the offset a replica needs, is gone from the topic (retention
+   * deleted it). When the log start cannot be read now it only warns: the first record after a
+   * gap stops the task anyway (the sink's continuity check on sequence numbers).
+   *
+   * @param why where {@code next} comes from, for the message
+   * @param note appended to the message (what the snapshot store held, or "")
+   */
+  public void requireOffset(TopicPartition tp, long next, String why, String note) {
+    OptionalLong logStart;
+    try {
+      logStart = logStart(tp);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new org.apache.kafka.connect.errors.ConnectException("interrupted reading the log start of " + tp, e);
+    }
+    if (logStart.isEmpty()) {
+      LOG.warn("Cannot read the log start of {} now; relying on the records' sequence numbers", tp);
+    } else if (next < logStart.getAsLong()) {
+      throw new org.apache.kafka.connect.errors.ConnectException("replica too far behind, resync: it needs " + tp
+          + " from offset " + next + " (" + why + ") but the topic now starts at offset " + logStart.getAsLong()
+          + "; the records in between were deleted by retention. Rebuild the replica from a copy of a current "
+          + "replica, or raise the topic's retention." + note);
     }
   }
 

@@ -1,0 +1,105 @@
+package io.pg2lite.sink;
+
+import io.pg2lite.connect.failure.Backoff;
+import io.pg2lite.connect.failure.Failures;
+import io.pg2lite.sink.apply.ReplicaApplier;
+import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.sink.replica.Replica;
+import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.snapshot.SnapshotRestorer;
+import java.io.IOException;
+import java.util.Optional;
+import java.util.OptionalLong;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Gets the sink task a replica to apply to: a snapshot restored first when the file is missing
+ * (with {@code snapshot.dir}), then the file opened. Both are retried on transient faults, but
+ * only briefly ({@value #RETRY_MAX_MS} ms at most): this runs inside {@code start()}, and Connect
+ * reports the task RUNNING only once {@code start()} returns, and cannot stop it meanwhile.
+ */
+final class ReplicaStartup {
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaStartup.class);
+  static final long RETRY_MAX_MS = 60_000;
+
+  /**
+   * The replica and its applier; the offset of the snapshot it was restored from, if any; and, when
+   * none could be restored, what the store held, for the too-far-behind message ("" otherwise).
+   */
+  record Opened(Replica replica, ReplicaApplier applier, OptionalLong restoredFrom, String restoreNote) {}
+
+  private final SinkConfig config;
+  private final Backoff retries;
+
+  ReplicaStartup(SinkConfig config) {
+    this.config = config;
+    this.retries = Backoff.forRetries(config.retryBackoffMaxMs, Math.min(config.retryTimeoutMs, RETRY_MAX_MS));
+  }
+
+  Opened open(Optional<ReplicaSnapshots> snapshots) {
+    OptionalLong restored = OptionalLong.empty();
+    String note = "";
+    if (snapshots.isPresent()) {
+      SnapshotRestorer.Outcome out = restore(snapshots.get());
+      if (out.restored().isPresent()) {
+        restored = OptionalLong.of(out.restored().get().offset());
+      } else if (out.considered() > 0) {
+        note = " No snapshot in " + snapshots.get().describe() + " could start it: " + String.join("; ",
+            out.skipped()) + ".";
+      } else {
+        note = " " + snapshots.get().describe() + " holds no snapshot of this change log.";
+      }
+    }
+    while (true) {
+      Replica replica = null;
+      try {
+        replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
+        replica.limitSize(config.maxSizeBytes);
+        return new Opened(replica, new ReplicaApplier(replica, config.maxTransactionsPerCommit), restored, note);
+      } catch (ReplicaException e) {
+        closeQuietly(replica);
+        waitOrFail(e, Failures.isTransient(e), "cannot open replica " + config.replicaPath);
+      }
+    }
+  }
+
+  private SnapshotRestorer.Outcome restore(ReplicaSnapshots snapshots) {
+    while (true) {
+      try {
+        return snapshots.restoreIfMissing();
+      } catch (IOException e) {
+        waitOrFail(e, true, "cannot restore replica " + config.replicaPath + " from " + snapshots.describe());
+      } catch (ReplicaException e) {
+        waitOrFail(e, Failures.isTransient(e), "cannot restore replica " + config.replicaPath + " from "
+            + snapshots.describe());
+      }
+    }
+  }
+
+  /** Sleeps the next backoff after a transient fault; throws once the fault is permanent or lasts too long. */
+  private void waitOrFail(Exception e, boolean transientFault, String what) {
+    long wait = transientFault ? retries.next() : -1;
+    if (wait < 0) {
+      throw new ConnectException(what + ": " + e.getMessage(), e);
+    }
+    LOG.warn("{} yet ({}); trying again in {} ms", what, e.getMessage(), wait);
+    try {
+      Thread.sleep(wait);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted while waiting to open the replica", ie);
+    }
+  }
+
+  private static void closeQuietly(Replica replica) {
+    if (replica != null) {
+      try {
+        replica.close();
+      } catch (ReplicaException ignored) {
+        // opening failed; the next attempt opens a new connection
+      }
+    }
+  }
+}

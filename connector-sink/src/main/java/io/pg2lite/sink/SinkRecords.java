@@ -1,0 +1,54 @@
+package io.pg2lite.sink;
+
+import io.pg2lite.protocol.message.ChangeLogHeaders;
+import io.pg2lite.sink.apply.ApplyException;
+import java.nio.charset.StandardCharsets;
+import org.apache.kafka.connect.errors.ConnectException;
+import org.apache.kafka.connect.header.Header;
+import org.apache.kafka.connect.sink.SinkRecord;
+
+/**
+ * The parts of a change-log record as Connect hands it over: the value's bytes (the connectors
+ * require {@code ByteArrayConverter}; a string is accepted too) and pg2lite's string headers.
+ */
+final class SinkRecords {
+  private SinkRecords() {}
+
+  static byte[] value(SinkRecord r) {
+    Object value = r.value();
+    if (value instanceof byte[] b) {
+      return b;
+    }
+    if (value instanceof String s) {
+      return s.getBytes(StandardCharsets.UTF_8);
+    }
+    if (value == null) {
+      return null;
+    }
+    throw new ConnectException("change-log record value is a " + value.getClass().getName()
+        + "; configure value.converter=org.apache.kafka.connect.converters.ByteArrayConverter");
+  }
+
+  /** The record's sequence number ({@link ChangeLogHeaders#SEQ}); null when it carries none (an older source). */
+  static Long seq(SinkRecord r) {
+    String s = header(r, ChangeLogHeaders.SEQ);
+    if (s == null) {
+      return null;
+    }
+    try {
+      return Long.valueOf(s);
+    } catch (NumberFormatException e) {
+      throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", "header "
+          + ChangeLogHeaders.SEQ + " is not a number: " + s, e);
+    }
+  }
+
+  static String header(SinkRecord r, String key) {
+    Header h = r.headers().lastWithName(key);
+    if (h == null || h.value() == null) {
+      return null;
+    }
+    Object v = h.value();
+    return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+  }
+}
