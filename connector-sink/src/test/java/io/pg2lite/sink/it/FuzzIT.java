@@ -73,6 +73,12 @@ class FuzzIT {
   private static final Path OUT = Paths.get(System.getProperty("pg2lite.fuzz.dir", "target/fuzz"));
   private static final int TRANSACTIONS = Integer.getInteger("pg2lite.fuzz.transactions", 60);
   /**
+   * {@code -Dpg2lite.fuzz.lateSink=true}: the sink starts only after the workload, so it replays
+   * the whole log in large batches (many upstream transactions per SQLite transaction), as a new
+   * replica or one restored from an old snapshot does.
+   */
+  private static final boolean LATE_SINK = Boolean.getBoolean("pg2lite.fuzz.lateSink");
+  /**
    * Features whose defects the fuzzer found and that are still open (issue 10's closing note and
    * docs/fuzzing.md list them): off unless {@code -Dpg2lite.fuzz.disable=} (empty) turns everything
    * on. Remove a name here in the commit that fixes its defect.
@@ -193,6 +199,7 @@ class FuzzIT {
     private final String source;
     private final String sink;
     private ConnectWorker worker;
+    private boolean sinkStarted;
 
     FuzzRun(TestStack stack, PostgresServer server, long seed, int version) throws Exception {
       this.stack = stack;
@@ -226,14 +233,18 @@ class FuzzIT {
         sinkConfig.put("snapshot.interval.ms", "1000");
         sinkConfig.put("snapshot.keep", "2");
       }
-      worker.rest().putConnector(sink, sinkConfig);
-      worker.rest().awaitRunning(sink, WAIT);
+      if (!LATE_SINK) {
+        startSink(sinkConfig);
+      }
 
       long markerValue;
       try (WorkloadRunner runner = new WorkloadRunner(db.jdbcUrl(), server.user(), server.password(), this::restart)) {
         runner.run(workload.actions());
         failOnStatementErrors(runner, "workload", script);
         markerValue = runner.bumpMarker(workload.marker());
+      }
+      if (LATE_SINK) {
+        startSink(sinkConfig);
       }
       String watermark = awaitConverged(workload.marker(), markerValue, script);
       ReplicaComparator.Result result;
@@ -262,7 +273,8 @@ class FuzzIT {
       return "mvn -B -o verify -pl connector-sink -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false"
           + " -Dit.test=FuzzIT -Dfailsafe.failIfNoSpecifiedTests=false -Dpg2lite.fuzz.seed=" + seed
           + " -Dpg2lite.fuzz.versions=" + version + (off == null ? "" : " -Dpg2lite.fuzz.disable=" + off)
-          + (TRANSACTIONS == 60 ? "" : " -Dpg2lite.fuzz.transactions=" + TRANSACTIONS);
+          + (TRANSACTIONS == 60 ? "" : " -Dpg2lite.fuzz.transactions=" + TRANSACTIONS)
+          + (LATE_SINK ? " -Dpg2lite.fuzz.lateSink=true" : "");
     }
 
     private void failOnStatementErrors(WorkloadRunner runner, String part, Path script) {
@@ -280,7 +292,11 @@ class FuzzIT {
     private void restart(Action.RestartKind kind) {
       switch (kind) {
         case SOURCE -> worker.rest().restart(source);
-        case SINK -> worker.rest().restart(sink);
+        case SINK -> {
+          if (sinkStarted) {
+            worker.rest().restart(sink);
+          }
+        }
         case WORKER -> {
           String group = worker.groupId();
           worker.close();
@@ -292,7 +308,15 @@ class FuzzIT {
         }
       }
       worker.rest().awaitRunning(source, WAIT);
+      if (sinkStarted) {
+        worker.rest().awaitRunning(sink, WAIT);
+      }
+    }
+
+    private void startSink(Map<String, String> config) {
+      worker.rest().putConnector(sink, config);
       worker.rest().awaitRunning(sink, WAIT);
+      sinkStarted = true;
     }
 
     private void deleteReplica() {

@@ -30,6 +30,7 @@ public final class MetadataTables {
         + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER,"
         + " log_seq INTEGER)");
     addLogSeqColumn(s);
+    plainSecondaryIndexes(s);
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
         + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
         + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00')");
@@ -40,6 +41,25 @@ public final class MetadataTables {
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(CHANGES) + " (table_name TEXT NOT NULL,"
         + " row_key TEXT NOT NULL, op TEXT NOT NULL, state_version TEXT NOT NULL,"
         + " column_versions TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (table_name, row_key))");
+  }
+
+  /**
+   * A replica written before secondary indexes were plain has upstream unique indexes as UNIQUE
+   * ones: they are made plain (see {@code ReplicaSchema.createIndex}), keeping name, columns and
+   * order. The row-key indexes stay unique.
+   */
+  private static void plainSecondaryIndexes(Statement s) throws SQLException {
+    java.util.List<String[]> unique = new java.util.ArrayList<>();
+    try (ResultSet rs = s.executeQuery("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql LIKE "
+        + "'CREATE UNIQUE INDEX %' AND name NOT LIKE '%.pg2lite!_row!_key' ESCAPE '!'")) {
+      while (rs.next()) {
+        unique.add(new String[] {rs.getString(1), rs.getString(2)});
+      }
+    }
+    for (String[] index : unique) {
+      s.execute("DROP INDEX " + SqlNames.quote(index[0]));
+      s.execute("CREATE INDEX " + index[1].substring("CREATE UNIQUE INDEX ".length()));
+    }
   }
 
   /** A replica created before sequence numbers gets the column (null: no number known yet). */

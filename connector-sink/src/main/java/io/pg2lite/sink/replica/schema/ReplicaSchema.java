@@ -162,7 +162,14 @@ public final class ReplicaSchema {
     tables.remove(name);
   }
 
-  /** A replicated index; like the row-key index, only on columns the table has (no string-literal index). */
+  /**
+   * A replicated index; like the row-key index, only on columns the table has (no string-literal
+   * index). Always a plain index, even when upstream it is unique: the replica mirrors what
+   * Postgres enforced, and its intermediate states may repeat a value every committed Postgres
+   * state kept unique (a copy from a newer snapshot written beside rows the live stream has not
+   * moved yet; a deferrable constraint inside a transaction). Only the row key's index is unique:
+   * the upserts rely on it.
+   */
   private void createIndex(IndexSpec spec) throws SQLException {
     String table = SqlNames.table(spec.schema(), spec.tableName());
     LiteTable t = require(new QualifiedName(spec.schema(), spec.tableName()));
@@ -175,7 +182,7 @@ public final class ReplicaSchema {
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(e.getKey())).append(' ')
           .append(e.getValue().name());
     }
-    exec("CREATE " + (spec.unique() ? "UNIQUE " : "") + "INDEX " + SqlNames.quote(SqlNames.table(spec.schema(),
+    exec("CREATE INDEX " + SqlNames.quote(SqlNames.table(spec.schema(),
         spec.name())) + " ON " + SqlNames.quote(table) + " (" + cols + ")");
   }
 
