@@ -59,6 +59,10 @@ public final class BackfillStream implements AutoCloseable {
   private Watermark lastWritten;
   private RunningBackfill run;
   private TableCopy copy;
+  /** A copy being opened in the background (snapshot, count, first rows); null when none. */
+  private java.util.concurrent.CompletableFuture<TableCopy> opening;
+  /** Where copies are opened; null: inline, on the caller's thread (tests). */
+  private java.util.concurrent.ExecutorService opener;
   private boolean copyFinished;
   private long cachedVersion = -1;
   private long maxRowsPerSecond;
@@ -92,6 +96,21 @@ public final class BackfillStream implements AutoCloseable {
   }
 
   /**
+   * Opens copies on a thread of its own. Opening one takes a snapshot (a replication slot that
+   * waits for running transactions), counts the rows and runs the first query: hundreds of
+   * milliseconds on a large table, during which the caller's thread, the source's poll loop,
+   * would hold back the live stream. Meanwhile {@link #nextTransaction} returns nothing.
+   */
+  public BackfillStream openInBackground() {
+    this.opener = java.util.concurrent.Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "pg2lite-backfill-open");
+      t.setDaemon(true);
+      return t;
+    });
+    return this;
+  }
+
+  /**
    * Writes no backfill transaction until the log holds a commit at or above {@code watermark}
    * (null: no hold). For a restart whose log ends in a cut live transaction: the last commit
    * before it is unknown, and {@code lastWritten} (the cut transaction's pre-commit watermark) is
@@ -105,6 +124,9 @@ public final class BackfillStream implements AutoCloseable {
 
   /** One entry written to the change log, in log order. */
   public void observe(ChangeLogEntry entry) {
+    if (entry.message() instanceof Commit && !entry.watermark().hasMinor()) {
+      scheduler.mainTransactionWritten(clockMillis.getAsLong()); // backfill commits carry a minor
+    }
     if (entry.message() instanceof Commit) {
       if (entry.watermark().isAfter(lastWritten)) {
         lastWritten = entry.watermark();
@@ -162,7 +184,7 @@ public final class BackfillStream implements AutoCloseable {
     entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, true)));
     long rows = 0;
     try {
-      rows = addCopied(tx, entries, batches);
+      rows = addCopied(tx, entries, batches, scheduler.readDeadline(now));
     } catch (Exception e) {
       failed(run, e);
       closeCopy();
@@ -178,12 +200,14 @@ public final class BackfillStream implements AutoCloseable {
   }
 
   /**
-   * Adds up to {@code batches} backfill records to the transaction, then {@code backfill-completed}
+   * Adds up to {@code batches} backfill records to the transaction (no new one once the clock passes
+   * {@code deadline}), then {@code backfill-completed}
    * if the copy has read everything and the log has reached its snapshot; returns the rows added.
    */
-  private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches) throws Exception {
+  private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches, long deadline)
+      throws Exception {
     long rows = 0;
-    for (int b = 0; b < batches && !copyFinished; b++) {
+    for (int b = 0; b < batches && !copyFinished && (b == 0 || clockMillis.getAsLong() < deadline); b++) {
       List<List<Value>> batch = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
       if (batch.isEmpty()) {
         copyFinished = true;
@@ -214,13 +238,24 @@ public final class BackfillStream implements AutoCloseable {
       }
     }
     if (copy == null) {
+      if (opening == null) {
+        opening = open(run.request());
+      }
+      if (!opening.isDone()) {
+        return false; // the main stream goes on meanwhile
+      }
+      java.util.concurrent.CompletableFuture<TableCopy> done = opening;
+      opening = null;
       try {
-        copy = source.open(run.request());
+        copy = done.join();
         copyFinished = false;
         LOG.info("Backfilling {} ({} of its columns) from the snapshot at {}: {} rows", run.request().key(),
             copy.columns().size(), copy.snapshot(), copy.status().totalRows());
-      } catch (Exception e) {
-        failed(run, e);
+      } catch (java.util.concurrent.CompletionException e) {
+        if (!(e.getCause() instanceof Exception cause)) {
+          throw e;
+        }
+        failed(run, cause);
         run = null;
         return false;
       }
@@ -233,6 +268,23 @@ public final class BackfillStream implements AutoCloseable {
       return false;
     }
     return true;
+  }
+
+  private java.util.concurrent.CompletableFuture<TableCopy> open(io.pg2lite.backfill.state.BackfillRequest request) {
+    if (opener == null) {
+      try {
+        return java.util.concurrent.CompletableFuture.completedFuture(source.open(request));
+      } catch (Exception e) {
+        return java.util.concurrent.CompletableFuture.failedFuture(e);
+      }
+    }
+    return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+      try {
+        return source.open(request);
+      } catch (Exception e) {
+        throw new java.util.concurrent.CompletionException(e);
+      }
+    }, opener);
   }
 
   /** A copy failed: retried later when {@link CopyFailures} says so, else the task stops. */
@@ -258,6 +310,10 @@ public final class BackfillStream implements AutoCloseable {
       copy.close();
       copy = null;
     }
+    if (opening != null) {
+      opening.thenAccept(TableCopy::close); // no longer wanted: closed once it is open
+      opening = null;
+    }
     run = null;
     copyFinished = false;
   }
@@ -265,5 +321,8 @@ public final class BackfillStream implements AutoCloseable {
   @Override
   public void close() {
     closeCopy();
+    if (opener != null) {
+      opener.shutdown();
+    }
   }
 }

@@ -58,6 +58,7 @@ class BackfillStreamTest {
 
     @Override
     public List<List<Value>> next(int maxRows, long maxBytes) {
+      now += millisPerBatch; // reading takes time
       List<List<Value>> out = new ArrayList<>();
       while (out.size() < maxRows && out.size() * 16L < maxBytes && next <= rows) {
         out.add(key.isEmpty() ? List.of(Value.of("v" + next)) : List.of(Value.of(next), Value.of("v" + next)));
@@ -68,6 +69,7 @@ class BackfillStreamTest {
   }
 
   long now;
+  long millisPerBatch;
   final List<FakeCopy> opened = new ArrayList<>();
   Watermark nextSnapshot = Watermark.parse("0c");
   int tableRows = 25;
@@ -94,6 +96,11 @@ class BackfillStreamTest {
     write(List.of(new ChangeLogEntry(START.nextMinor(), 1, BackfillStateMachineTest.createTable(T, "a"))));
   }
 
+  /** The poll that wrote a live commit writes no backfill transaction: it ends, and commits the live one. */
+  void livePollEnds() {
+    assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "not in the poll that wrote a live commit");
+  }
+
   void mainCommit(Watermark w) {
     write(List.of(new ChangeLogEntry(w, 1, new Commit(0, null))));
   }
@@ -118,6 +125,7 @@ class BackfillStreamTest {
 
     Watermark c = Watermark.parse("0d");
     mainCommit(c);
+    livePollEnds();
     List<ChangeLogEntry> tx3 = write(stream.nextTransaction(MainStreamState.IDLE));
     SchemaChange.BackfillCompleted done = assertInstanceOf(SchemaChange.BackfillCompleted.class, tx3.get(1).message());
     assertEquals(c.nextMinor(), tx3.get(0).watermark(), "the next minor of the last commit");
@@ -144,6 +152,7 @@ class BackfillStreamTest {
     held.observe(new ChangeLogEntry(Watermark.parse("0d"), 1, new Commit(0, null))); // a repeat below the cut
     assertTrue(held.nextTransaction(MainStreamState.IDLE).isEmpty(), "still held: a repeat is not the cut transaction");
     held.observe(new ChangeLogEntry(Watermark.parse("0f"), 3, new Commit(2, null))); // the cut transaction again
+    assertTrue(held.nextTransaction(MainStreamState.IDLE).isEmpty(), "not in the poll that wrote it");
     List<ChangeLogEntry> tx = held.nextTransaction(MainStreamState.IDLE);
     assertEquals(Watermark.parse("0f").nextMinor(), tx.get(0).watermark(), "then above its commit");
   }
@@ -158,6 +167,47 @@ class BackfillStreamTest {
     assertInstanceOf(SchemaChange.BackfillCompleted.class, tx.get(1).message());
     assertEquals(Watermark.parse("0c").nextMinor(), tx.get(0).watermark(),
         "above the snapshot, though the position was reached without a commit in the log");
+  }
+
+  @Test
+  void whileLiveTransactionsFlowABackfillTransactionReadsOnlyForTheLiveBudget() {
+    BackfillStream paced = new BackfillStream(state, source, new BackfillScheduler(20, 15), 1, START, () -> now);
+    paced.observe(new ChangeLogEntry(START.nextMinor(), 1, BackfillStateMachineTest.createTable(T, "a")));
+    millisPerBatch = 10;
+    List<ChangeLogEntry> idle = paced.nextTransaction(MainStreamState.IDLE);
+    assertEquals(2 + 20, idle.size(), "nothing live: the full 20 batches");
+    paced.observe(new ChangeLogEntry(Watermark.parse("0d"), 1, new Commit(0, null)));
+    assertTrue(paced.nextTransaction(MainStreamState.IDLE).isEmpty(), "not in the poll that wrote the live commit");
+    List<ChangeLogEntry> live = paced.nextTransaction(MainStreamState.IDLE);
+    assertEquals(2 + 2, live.size(), "batches read until 15 ms had passed (10 ms each): two");
+    now += 1_000;
+    assertEquals(6, paced.nextTransaction(MainStreamState.IDLE).size(),
+        "a second later, no time bound: the last 3 rows and backfill-completed at once");
+  }
+
+  @Test
+  void aCopyOpenedInTheBackgroundNeverHoldsTheCallerBack() throws Exception {
+    java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    TableCopySource slow = request -> {
+      release.await(5, java.util.concurrent.TimeUnit.SECONDS); // the snapshot, the count, the first query
+      return source.open(request);
+    };
+    BackfillStream bg = new BackfillStream(state, slow, new BackfillScheduler(2), 10, START, () -> now)
+        .openInBackground();
+    bg.observe(new ChangeLogEntry(START.nextMinor(), 1, BackfillStateMachineTest.createTable(T, "a")));
+    long t0 = System.nanoTime();
+    assertTrue(bg.nextTransaction(MainStreamState.IDLE).isEmpty(), "opening");
+    assertTrue(bg.nextTransaction(MainStreamState.IDLE).isEmpty(), "still opening");
+    assertTrue(System.nanoTime() - t0 < 1_000_000_000L, "the caller never waited for the open");
+    release.countDown();
+    List<ChangeLogEntry> tx = List.of();
+    for (int i = 0; i < 1000 && tx.isEmpty(); i++) {
+      Thread.sleep(1);
+      tx = bg.nextTransaction(MainStreamState.IDLE);
+    }
+    assertEquals(4, tx.size(), "once open, the copy's first transaction");
+    bg.close();
+    assertTrue(opened.get(0).closed);
   }
 
   @Test
@@ -220,6 +270,7 @@ class BackfillStreamTest {
     write(List.of(new ChangeLogEntry(Watermark.parse("0d"), 1, new DataChange.Update(rel, Row.of("id", Value.of(1L)),
         Row.of("id", Value.of(99L), "a", Value.of("x")))), new ChangeLogEntry(Watermark.parse("0e"), 2, new Commit(1, null))));
     nextSnapshot = Watermark.parse("0f");
+    livePollEnds();
     assertTrue(stream.nextTransaction(MainStreamState.IDLE).isEmpty(), "the old snapshot is abandoned");
     List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
     assertEquals(nextSnapshot, ((DataChange.Backfill) tx.get(1).message()).watermark());
@@ -247,6 +298,7 @@ class BackfillStreamTest {
     tableRows = 0;
     requireTable();
     mainCommit(Watermark.parse("0d"));
+    livePollEnds();
     List<ChangeLogEntry> tx = stream.nextTransaction(MainStreamState.IDLE);
     assertInstanceOf(SchemaChange.BackfillCompleted.class, tx.get(1).message());
   }

@@ -167,6 +167,7 @@ public class Pg2liteSinkTask extends SinkTask {
         applier.apply(entry, SinkRecords.header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
             r.kafkaOffset(), seq);
         applied++;
+        metrics.applied(entry.message());
         if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
           transactions++;
           lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;

@@ -48,9 +48,9 @@ final class DebeziumStreamFactory implements StreamFactory {
         config.publication);
     String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
     return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
-        new BackfillScheduler(config.backfillTransactionBatches), config.backfillBatchRows, state.lastWritten(),
-        clockMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
-        .holdUntilCommitAtOrAbove(state.backfillHold());
+        new BackfillScheduler(config.backfillTransactionBatches, config.backfillLiveBudgetMs), config.backfillBatchRows,
+        state.lastWritten(), clockMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
+        .holdUntilCommitAtOrAbove(state.backfillHold()).openInBackground();
   }
 
   /** A short connection per reading (the metric reads at most one every 5 s). */

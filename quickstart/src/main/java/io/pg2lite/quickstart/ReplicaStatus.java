@@ -36,6 +36,8 @@ final class ReplicaStatus implements AutoCloseable {
   /** Columns of each replica table at the last look (absent: the table was not there yet). */
   private final Map<String, Set<String>> columnsSeen = new HashMap<>();
   private final Set<String> backfilling = new HashSet<>();
+  /** Per table being copied: rows and time at the first look during the copy, for rate and ETA. */
+  private final Map<String, long[]> copyStart = new HashMap<>();
   private final List<String> news = new ArrayList<>();
 
   /** {@code upstreamRows}: a table's row count in Postgres, the total a backfill progresses to. */
@@ -84,7 +86,8 @@ final class ReplicaStatus implements AutoCloseable {
         notice(t, columns(s, t), copying, rows);
         out.append(' ').append(t).append(' ');
         if (copying) {
-          out.append(String.format("%,d/%,d rows (backfilling %s columns)", rows, upstreamRows.applyAsLong(t), hidden));
+          long total = upstreamRows.applyAsLong(t);
+          out.append(String.format("%,d/%,d rows (backfilling %s columns%s)", rows, total, hidden, eta(t, rows, total)));
         } else {
           out.append(String.format("%,d rows", rows));
         }
@@ -126,8 +129,21 @@ final class ReplicaStatus implements AutoCloseable {
     if (copying) {
       backfilling.add(table);
     } else if (backfilling.remove(table)) {
+      copyStart.remove(table);
       news.add(String.format("backfill of %s complete: %,d rows, visible to readers from now on", table, rows));
     }
+  }
+
+  /** ", N rows/s, ETA M s" from the first look at this copy to now; "" on the first look. */
+  private String eta(String table, long rows, long total) {
+    long now = System.nanoTime();
+    long[] first = copyStart.computeIfAbsent(table, k -> new long[] {rows, now});
+    double seconds = (now - first[1]) / 1e9;
+    if (seconds < 0.5 || rows <= first[0]) {
+      return "";
+    }
+    double rate = (rows - first[0]) / seconds;
+    return String.format(", %,.0f rows/s, ETA %d s", rate, (long) Math.ceil(Math.max(0, total - rows) / rate));
   }
 
   private static Set<String> columns(Statement s, String table) throws SQLException {

@@ -21,6 +21,7 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   private volatile long millisBehind = -1;
   private volatile long transactions;
   private volatile long records;
+  private final io.pg2lite.protocol.progress.BackfillProgress backfills = new io.pg2lite.protocol.progress.BackfillProgress();
   private volatile long snapshots;
   private volatile long lastSnapshotOffset = -1;
   private volatile long lastSnapshotBytes;
@@ -31,6 +32,21 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   private SinkMetrics(ObjectName name, LongSupplier logEnd) {
     this.name = name;
     this.logEnd = new ThrottledReading(logEnd);
+  }
+
+  /** One message applied (not yet committed: a progress view, not a position). */
+  public void applied(io.pg2lite.protocol.message.Message m) {
+    backfills.observe(m);
+  }
+
+  @Override
+  public String getBackfillProgress() {
+    return backfills.describe();
+  }
+
+  @Override
+  public long getBackfillRowsRemaining() {
+    return backfills.rowsRemaining();
   }
 
   /** A snapshot was published (called from the snapshot thread). */

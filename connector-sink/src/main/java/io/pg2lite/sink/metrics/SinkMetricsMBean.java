@@ -50,4 +50,14 @@ public interface SinkMetricsMBean {
    * Read when asked, at most every 5 s. Check the retention rule with it (operations.md).
    */
   long getOldestRestorableOffset();
+
+  /**
+   * The copies under way as this replica applies them (what its readers see arrive), one per
+   * table: rows of rows, rate, ETA; empty when none runs. A table being copied whole is complete
+   * once it leaves this list ({@code _pg2lite.columns.backfill} is then null for all its columns).
+   */
+  String getBackfillProgress();
+
+  /** Rows this replica still has to receive, over all copies under way. */
+  long getBackfillRowsRemaining();
 }

@@ -1,13 +1,8 @@
 package io.pg2lite.sink.bench;
 
-import io.pg2lite.protocol.codec.ChangeLogCodec;
-import io.pg2lite.protocol.message.DataChange;
-import io.pg2lite.protocol.message.Message;
-import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectorConfigs;
-import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import java.nio.file.Path;
@@ -20,88 +15,219 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
 
 /**
- * Backfill of a large table while live changes flow, on the in-process stack (Postgres, broker,
- * one Connect worker running the exactly-once source and the sink):
+ * Backfill pacing: a 1M-row table copied while live transactions flow at a steady rate, on the
+ * in-process stack (Postgres, broker, one Connect worker running the exactly-once source and the
+ * sink), with the connectors' default settings:
  * {@code mvn -B -q -pl connector-sink exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.pg2lite.sink.bench.BackfillBench [-Dpg2lite.bench.rows=1000000]
- * [-Dpg2lite.bench.batchRows=1000] [-Dpg2lite.bench.txBatches=20] [-Dpg2lite.bench.maxRate=0]}.
+ * [-Dpg2lite.bench.runs=3] [-Dpg2lite.bench.liveRate=10] [-Dpg2lite.source.<setting>=value]}
+ * ({@code pg2lite.source.*} properties are passed to the source connector, to compare settings).
  *
- * <p>Prints: live commit → visible-in-replica latency (single-row transactions 100 ms apart on
- * another table) while idle and during the copy; the copy rate at the source (first to last
- * backfill record, from the records' timestamps) and end to end (ALTER PUBLICATION → the replica
- * shows the table complete).
+ * <p>Each run has its own database, topic and connectors. It measures, in order:
+ * <ul>
+ *   <li>idle: single-row live transactions at {@code liveRate} per second for 6 s (after a 2 s
+ *       warm-up), each timed from its {@code COMMIT} to the row being visible in the replica;
+ *   <li>copy: the same live load while {@code big} ({@code rows} rows) is added to the
+ *       publication; the live latencies during the copy, and the copy rate into the replica
+ *       ({@code ALTER PUBLICATION} to the replica showing the table complete);
+ *   <li>idle copy: a second table of {@code rows} rows added with no live load: the copy rate
+ *       when the database is otherwise idle.
+ * </ul>
+ * Prints every run, then the medians of the runs, and ends with the line scripts read:
+ * {@code backfill-pacing: idle_p99_ms=X copy_p99_ms=Y replica_rows_per_s=Z} (Z: the copy rate
+ * while live transactions flow).
  */
 public final class BackfillBench {
+  private static final Duration LONG = Duration.ofMinutes(10);
+
+  /** One run's figures. */
+  record Run(double idleP50, double idleP99, double copyP50, double copyP99, int copyTransactions,
+      double replicaRowsPerSecond, double idleCopyRowsPerSecond, List<Double> idleWorst, List<Double> copyWorst) {}
+
   public static void main(String[] args) throws Exception {
     int rows = Integer.getInteger("pg2lite.bench.rows", 1_000_000);
+    int runs = Integer.getInteger("pg2lite.bench.runs", 3);
+    int liveRate = Integer.getInteger("pg2lite.bench.liveRate", 10);
+    List<Run> results = new ArrayList<>();
     try (TestStack stack = TestStack.create(); SqliteFiles files = new SqliteFiles()) {
-      TestDatabase db = stack.postgres().newDatabase("backfill_bench");
-      db.execute("CREATE TABLE live (id bigint PRIMARY KEY, v text)",
-          "CREATE TABLE big (id bigint PRIMARY KEY, name text, qty int, price numeric, at timestamptz)",
-          "INSERT INTO big SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0, now() FROM generate_series(1, " + rows + ") g",
-          "CREATE PUBLICATION bench_pub FOR TABLE live");
-      String topic = stack.kafka().uniqueTopicName("backfill");
-      Path replica = files.newFile("bench");
-      Map<String, String> s = ConnectorConfigs.source(stack, "bench-source", db.name(), "bench", topic);
-      s.put("backfill.batch.rows", System.getProperty("pg2lite.bench.batchRows", "1000"));
-      s.put("backfill.transaction.batches", System.getProperty("pg2lite.bench.txBatches", "20"));
-      s.put("backfill.max.rows.per.second", System.getProperty("pg2lite.bench.maxRate", "0"));
-      stack.connect().rest().putConnector("bench-source", s);
-      stack.connect().rest().awaitRunning("bench-source", Duration.ofSeconds(90));
-      Map<String, String> k = ConnectorConfigs.sink(stack, "bench-sink", topic, replica);
-      k.put("consumer.override.fetch.max.wait.ms", "5");
-      stack.connect().rest().putConnector("bench-sink", k);
-      stack.connect().rest().awaitRunning("bench-sink", Duration.ofSeconds(90));
-      awaitCompleted(replica, "live", Duration.ofMinutes(2));
+      for (int run = 1; run <= runs; run++) {
+        Run r = run(stack, files, run, rows, liveRate);
+        results.add(r);
+        System.out.printf("run %d: live p50/p99 idle %.1f / %.1f ms, during the copy %.1f / %.1f ms (%d txs); "
+            + "copy into the replica %,.0f rows/s with live load, %,.0f rows/s idle%n", run, r.idleP50, r.idleP99,
+            r.copyP50, r.copyP99, r.copyTransactions, r.replicaRowsPerSecond, r.idleCopyRowsPerSecond);
+        System.out.printf("run %d: slowest live ms idle %s, during the copy %s%n", run, r.idleWorst, r.copyWorst);
+      }
+    }
+    System.out.printf("medians of %d runs: live p50/p99 idle %.1f / %.1f ms, during the copy %.1f / %.1f ms; copy %,.0f "
+        + "rows/s with live load, %,.0f rows/s idle%n", runs, median(results, Run::idleP50),
+        median(results, Run::idleP99), median(results, Run::copyP50), median(results, Run::copyP99),
+        median(results, Run::replicaRowsPerSecond), median(results, Run::idleCopyRowsPerSecond));
+    System.out.printf("backfill-pacing: idle_p99_ms=%.1f copy_p99_ms=%.1f replica_rows_per_s=%.0f%n",
+        median(results, Run::idleP99), median(results, Run::copyP99), median(results, Run::replicaRowsPerSecond));
+  }
 
-      long[] nextId = {1};
-      List<Double> idle = new ArrayList<>();
-      for (int i = -20; i < 50; i++) {
-        double ms = liveLatency(db, replica, nextId[0]++);
-        if (i >= 0) {
-          idle.add(ms);
+  private static Run run(TestStack stack, SqliteFiles files, int run, int rows, int liveRate) throws Exception {
+    TestDatabase db = stack.postgres().newDatabase("pacing_" + run);
+    db.execute("CREATE TABLE live (id bigint PRIMARY KEY, v text)");
+    for (String t : List.of("big", "big_idle")) {
+      db.execute("CREATE TABLE " + t + " (id bigint PRIMARY KEY, name text, qty int, price numeric, at timestamptz)",
+          "INSERT INTO " + t + " SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0, now() FROM generate_series(1, "
+              + rows + ") g");
+    }
+    db.execute("VACUUM ANALYZE", "CREATE PUBLICATION pacing_" + run + "_pub FOR TABLE live");
+    String topic = stack.kafka().uniqueTopicName("pacing");
+    Path replica = files.newFile("pacing");
+    String source = "pacing-source-" + run;
+    String sink = "pacing-sink-" + run;
+    Map<String, String> s = ConnectorConfigs.source(stack, source, db.name(), "pacing_" + run, topic);
+    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("pg2lite.source."))
+        .forEach(k -> s.put(k.substring("pg2lite.source.".length()), System.getProperty(k)));
+    stack.connect().rest().putConnector(source, s);
+    stack.connect().rest().awaitRunning(source, Duration.ofSeconds(90));
+    stack.connect().rest().putConnector(sink, ConnectorConfigs.sink(stack, sink, topic, replica));
+    stack.connect().rest().awaitRunning(sink, Duration.ofSeconds(90));
+    awaitCompleted(replica, "live");
+
+    LiveLoad idle = new LiveLoad(db, replica, liveRate, 1);
+    LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
+    idle.discardSoFar(); // warm-up
+    LockSupport.parkNanos(Duration.ofSeconds(6).toNanos());
+    List<Double> idleMs = idle.stop();
+
+    LiveLoad during = new LiveLoad(db, replica, liveRate, idle.nextId());
+    long t0 = System.nanoTime();
+    db.execute("ALTER PUBLICATION pacing_" + run + "_pub ADD TABLE big");
+    awaitCompleted(replica, "big");
+    double copySeconds = (System.nanoTime() - t0) / 1e9;
+    List<Double> copyMs = during.stop();
+    System.out.printf("run %d: slowest idle %s; during the copy (ALTER PUBLICATION at %.1f s) %s%n", run,
+        idle.slowest(), (t0 - during.startedAt) / 1e9, during.slowest());
+
+    long t1 = System.nanoTime();
+    db.execute("ALTER PUBLICATION pacing_" + run + "_pub ADD TABLE big_idle");
+    awaitCompleted(replica, "big_idle");
+    double idleCopySeconds = (System.nanoTime() - t1) / 1e9;
+
+    stack.connect().rest().delete(sink);
+    stack.connect().rest().delete(source);
+    Await.until("slot released", Duration.ofSeconds(60), () -> {
+      try {
+        return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = 'pacing_" + run
+            + "_slot'").stream().noneMatch("true"::equals);
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
+    });
+    Collections.sort(idleMs);
+    Collections.sort(copyMs);
+    return new Run(pct(idleMs, 50), pct(idleMs, 99), pct(copyMs, 50), pct(copyMs, 99), copyMs.size(),
+        rows / copySeconds, rows / idleCopySeconds, worst(idleMs), worst(copyMs));
+  }
+
+  /**
+   * Single-row inserts into {@code live} at a fixed rate, whatever the latency (a writer thread on
+   * a schedule), and a watcher thread that times each row from its commit to its visibility in
+   * the replica. Rows are applied in commit order, so the replica's largest id tells which rows
+   * are visible.
+   */
+  private static final class LiveLoad {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Map<Long, Long> committedAt = new ConcurrentHashMap<>();
+    private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
+    /** The slowest samples as "latency ms @ seconds since this load began". */
+    private final java.util.TreeMap<Double, Double> slowest = new java.util.TreeMap<>();
+    private final long startedAt = System.nanoTime();
+    /** The watcher's slowest look at the replica: a measurement that waited on a lock would show here. */
+    private volatile double slowestQueryMs;
+    private final AtomicLong next;
+    private final AtomicLong lastCommitted = new AtomicLong();
+    private final Thread writer;
+    private final Thread watcher;
+    private volatile long discardBelow;
+
+    LiveLoad(TestDatabase db, Path replica, int perSecond, long firstId) {
+      next = new AtomicLong(firstId);
+      lastCommitted.set(firstId - 1);
+      writer = new Thread(() -> {
+        long period = 1_000_000_000L / perSecond;
+        long due = System.nanoTime();
+        try (Connection c = db.connect(); Statement st = c.createStatement()) {
+          while (!stop.get()) {
+            long id = next.getAndIncrement();
+            st.execute("INSERT INTO live VALUES (" + id + ", 'x')");
+            committedAt.put(id, System.nanoTime());
+            lastCommitted.set(id);
+            due += period;
+            LockSupport.parkNanos(Math.max(0, due - System.nanoTime()));
+          }
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
         }
-      }
-      long t0 = System.nanoTime();
-      db.execute("ALTER PUBLICATION bench_pub ADD TABLE big");
-      List<Double> during = new ArrayList<>();
-      while (!completed(replica, "big")) {
-        during.add(liveLatency(db, replica, nextId[0]++));
-      }
-      double endToEnd = (System.nanoTime() - t0) / 1e9;
-      double sourceSeconds = sourceCopySeconds(stack.kafka().bootstrapServers(), topic);
-      Collections.sort(idle);
-      Collections.sort(during);
-      System.out.printf("backfill of %,d rows: source %.1f s (%,.0f rows/s), end to end %.1f s (%,.0f rows/s)%n",
-          rows, sourceSeconds, rows / sourceSeconds, endToEnd, rows / endToEnd);
-      System.out.printf("live commit -> replica, idle (%d txs): p50 %.1f ms, p99 %.1f ms%n", idle.size(),
-          pct(idle, 50), pct(idle, 99));
-      System.out.printf("live commit -> replica, during the copy (%d txs): p50 %.1f ms, p99 %.1f ms%n",
-          during.size(), pct(during, 50), pct(during, 99));
-      System.out.printf("replica file: %,d MB%n", java.nio.file.Files.size(replica) / (1024 * 1024));
+      }, "live-writer");
+      watcher = new Thread(() -> {
+        long seen = firstId - 1;
+        try (Connection c = SqliteFiles.open(replica); Statement st = c.createStatement()) {
+          while (!stop.get() || seen < lastCommitted.get()) {
+            long max;
+            long q0 = System.nanoTime();
+            try (ResultSet rs = st.executeQuery("SELECT coalesce(max(id), 0) FROM live")) {
+              rs.next();
+              max = rs.getLong(1);
+            }
+            long now = System.nanoTime();
+            slowestQueryMs = Math.max(slowestQueryMs, (now - q0) / 1e6);
+            for (long id = seen + 1; id <= max; id++) {
+              Long at = committedAt.remove(id);
+              if (at != null && id >= discardBelow) {
+                double ms = (now - at) / 1e6;
+                latencies.add(ms);
+                synchronized (slowest) {
+                  slowest.put(ms, (at - startedAt) / 1e9);
+                  if (slowest.size() > 3) {
+                    slowest.pollFirstEntry();
+                  }
+                }
+              }
+            }
+            seen = Math.max(seen, max);
+            LockSupport.parkNanos(1_000_000);
+          }
+        } catch (SQLException e) {
+          throw new IllegalStateException(e);
+        }
+      }, "live-watcher");
+      writer.start();
+      watcher.start();
     }
-  }
 
-  private static double liveLatency(TestDatabase db, Path replica, long id) throws Exception {
-    db.execute("INSERT INTO live VALUES (" + id + ", 'x')");
-    long committed = System.nanoTime();
-    try (Connection c = SqliteFiles.open(replica)) {
-      while (!present(c, id)) {
-        LockSupport.parkNanos(1_000_000);
+    void discardSoFar() {
+      discardBelow = next.get();
+    }
+
+    long nextId() {
+      return next.get();
+    }
+
+    String slowest() {
+      synchronized (slowest) {
+        return slowest.descendingMap().entrySet().stream()
+            .map(e -> String.format("%.0f ms @ %.1f s", e.getKey(), e.getValue())).toList()
+            + String.format(" (slowest look at the replica %.0f ms)", slowestQueryMs);
       }
     }
-    double ms = (System.nanoTime() - committed) / 1e6;
-    LockSupport.parkNanos(100_000_000);
-    return ms;
-  }
 
-  private static boolean present(Connection c, long id) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM live WHERE id = " + id)) {
-      return rs.next();
+    List<Double> stop() throws InterruptedException {
+      stop.set(true);
+      writer.join();
+      watcher.join(Duration.ofMinutes(2).toMillis());
+      return new ArrayList<>(latencies);
     }
   }
 
@@ -115,29 +241,23 @@ public final class BackfillBench {
     }
   }
 
-  private static void awaitCompleted(Path replica, String table, Duration timeout) {
-    Await.until(table + " complete in the replica", timeout, () -> completed(replica, table));
+  private static void awaitCompleted(Path replica, String table) {
+    Await.until(table + " complete in the replica", LONG, () -> completed(replica, table));
   }
 
-  /** From the first backfill record of big to its backfill-completed, by record timestamps. */
-  private static double sourceCopySeconds(String bootstrap, String topic) {
-    ChangeLogCodec codec = new ChangeLogCodec();
-    long first = -1;
-    long last = -1;
-    try (TopicReader r = new TopicReader(bootstrap, topic)) {
-      for (ConsumerRecord<byte[], byte[]> rec : r.readFor(Duration.ofSeconds(20))) {
-        Message m = codec.decode(rec.value()).message();
-        if (m instanceof DataChange.Backfill b && b.relation().name().equals("big") && first < 0) {
-          first = rec.timestamp();
-        } else if (m instanceof SchemaChange.BackfillCompleted c && c.relation().name().equals("big")) {
-          last = rec.timestamp();
-        }
-      }
-    }
-    return (last - first) / 1000.0;
+  /** The five largest of sorted latencies, rounded to whole ms. */
+  private static List<Double> worst(List<Double> sorted) {
+    return sorted.subList(Math.max(0, sorted.size() - 5), sorted.size()).stream().map(v -> (double) Math.round(v))
+        .toList();
   }
 
   private static double pct(List<Double> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+    return sorted.isEmpty() ? Double.NaN
+        : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
+  }
+
+  private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
+    double[] v = runs.stream().mapToDouble(f).sorted().toArray();
+    return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
   }
 }

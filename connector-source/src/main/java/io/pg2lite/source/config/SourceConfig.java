@@ -3,6 +3,7 @@ package io.pg2lite.source.config;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.connect.config.KafkaClientSettings;
 import io.pg2lite.connect.config.RetrySettings;
 import org.apache.kafka.common.config.AbstractConfig;
@@ -92,8 +93,9 @@ public final class SourceConfig {
   public static final int BACKFILL_BATCH_ROWS_DEFAULT = 1000;
   public static final String BACKFILL_TRANSACTION_BATCHES_CONFIG = "backfill.transaction.batches";
   private static final String BACKFILL_TRANSACTION_BATCHES_DOC = "Backfill records per backfill transaction while "
-      + "the main stream is idle. A live change waits at most one such transaction; while the main stream is "
-      + "busy, a backfill gets one record per second.";
+      + "the main stream is idle (no live transaction in the last second). While live transactions flow, "
+      + "backfill.live.budget.ms bounds a backfill transaction instead; while the main stream is busy, a backfill "
+      + "gets one record per second.";
   public static final int BACKFILL_TRANSACTION_BATCHES_DEFAULT = 20;
   public static final String BACKFILL_MAX_ROWS_PER_SECOND_CONFIG = "backfill.max.rows.per.second";
   private static final String BACKFILL_MAX_ROWS_PER_SECOND_DOC = "Caps the rate of a copy (0: no cap). Replicas "
@@ -101,6 +103,12 @@ public final class SourceConfig {
       + "than the slowest replica applies it delays live changes; keep the cap below that replica's apply rate "
       + "(docs/performance.md).";
   public static final long BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT = 0;
+  public static final String BACKFILL_LIVE_BUDGET_CONFIG = "backfill.live.budget.ms";
+  private static final String BACKFILL_LIVE_BUDGET_DOC = "While live transactions flow (one was written in the "
+      + "last second), a backfill transaction reads rows for at most this long, so a live change waits behind at "
+      + "most one such short transaction, at the source and again at each replica. Smaller: live changes wait "
+      + "less, the copy is slower (each backfill transaction costs a Kafka commit). While the database is "
+      + "otherwise idle a backfill transaction holds backfill.transaction.batches records, with no time bound.";
   public static final String KAFKA_PREFIX = KafkaClientSettings.PREFIX;
   public static final String DEBEZIUM_PREFIX = "debezium.";
 
@@ -150,7 +158,10 @@ public final class SourceConfig {
             Width.SHORT, "Backfill transaction batches")
         .define(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG, Type.LONG, BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT,
             ConfigDef.Range.atLeast(0), Importance.LOW, BACKFILL_MAX_ROWS_PER_SECOND_DOC, GROUP_BACKFILL, 3,
-            Width.SHORT, "Backfill rate cap");
+            Width.SHORT, "Backfill rate cap")
+        .define(BACKFILL_LIVE_BUDGET_CONFIG, Type.LONG, BackfillScheduler.DEFAULT_LIVE_BUDGET_MILLIS,
+            ConfigDef.Range.between(1, 60_000), Importance.LOW, BACKFILL_LIVE_BUDGET_DOC, GROUP_BACKFILL, 4,
+            Width.SHORT, "Backfill read budget while live");
     return RetrySettings.define(def, GROUP_FAULTS, "Postgres restarting or unreachable, a dropped replication "
         + "connection, a Kafka request timing out", "");
   }
@@ -179,6 +190,7 @@ public final class SourceConfig {
   public final int backfillBatchRows;
   public final int backfillTransactionBatches;
   public final long backfillMaxRowsPerSecond;
+  public final long backfillLiveBudgetMs;
   /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
   public final Map<String, String> debeziumOverrides;
   /** The connector's name, for Debezium's logical name and MBeans. */
@@ -209,6 +221,7 @@ public final class SourceConfig {
     backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
     backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
     backfillMaxRowsPerSecond = c.getLong(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG);
+    backfillLiveBudgetMs = c.getLong(BACKFILL_LIVE_BUDGET_CONFIG);
     kafkaClientProps = KafkaClientSettings.clientProps(props);
     Map<String, String> overrides = new HashMap<>();
     props.forEach((k, v) -> {

@@ -28,6 +28,7 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
   private final WindowedRates rates = new WindowedRates();
   private final ThrottledReading slotLag;
   private volatile String lastCommit = "";
+  private final io.pg2lite.protocol.progress.BackfillProgress backfills = new io.pg2lite.protocol.progress.BackfillProgress();
   private volatile long millisBehind = -1;
   private volatile Instant currentCommitTime;
 
@@ -58,6 +59,7 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
       return;
     }
     records.incrementAndGet();
+    backfills.observe(e.entry().message());
     long tx = 0;
     if (e.entry().message() instanceof Begin b) {
       currentCommitTime = b.commitTime();
@@ -69,6 +71,16 @@ public final class SourceMetrics implements SourceMetricsMBean, AutoCloseable {
       millisBehind = t == null ? millisBehind : Math.max(0, System.currentTimeMillis() - t.toEpochMilli());
     }
     rates.add(1, tx);
+  }
+
+  @Override
+  public String getBackfillProgress() {
+    return backfills.describe();
+  }
+
+  @Override
+  public long getBackfillRowsRemaining() {
+    return backfills.rowsRemaining();
   }
 
   @Override

@@ -23,4 +23,14 @@ public interface SourceMetricsMBean {
 
   /** Milliseconds between the last written transaction's upstream commit and its writing; -1 before any. */
   long getMillisBehindSource();
+
+  /**
+   * The copies under way as the source writes them, one per table, "; "-separated: rows copied of
+   * the rows in the copy's snapshot, the rate and the time left at that rate, e.g. {@code
+   * public.big 300,000/1,000,000 rows (30%), 98,000 rows/s, ETA 8 s}; empty when none runs.
+   */
+  String getBackfillProgress();
+
+  /** Rows still to copy, over all copies under way. */
+  long getBackfillRowsRemaining();
 }

@@ -12,7 +12,8 @@ import java.util.List;
 /**
  * Merges the main stream and the backfill stream into the one ordered log, whole transactions
  * only: after the main-stream entries of a poll, at a transaction boundary, one backfill
- * transaction when {@link io.pg2lite.backfill.schedule.BackfillScheduler} allows.
+ * transaction when {@link io.pg2lite.backfill.schedule.BackfillScheduler} allows (usually not in
+ * a poll that wrote a live transaction: that poll ends, so its Kafka transaction commits at once).
  *
  * <p>Every entry written passes through {@link BackfillStream#observe} in log order, and every
  * record's position is stamped with the required backfills as of the last transaction boundary

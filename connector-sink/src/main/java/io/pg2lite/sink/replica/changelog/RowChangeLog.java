@@ -90,6 +90,19 @@ public final class RowChangeLog {
   }
 
   /**
+   * Whether any committed operation of {@code t} is recorded: while a table is copied whole and
+   * the live stream leaves it alone, none is, and a backfill message then needs no look-up.
+   */
+  public boolean hasAny(LiteTable t) throws SQLException {
+    PreparedStatement ps = statements.prepare("SELECT 1 FROM " + SqlNames.quote(MetadataTables.CHANGES)
+        + " WHERE table_name = ? LIMIT 1");
+    ps.setString(1, t.name());
+    try (ResultSet rs = ps.executeQuery()) {
+      return rs.next();
+    }
+  }
+
+  /**
    * The last committed operations of many rows of {@code t} at once (by row-key text,
    * {@link RowKeyText}), in chunks of up to 500 keys per query: a backfill message asks for all
    * its rows in one go.

@@ -33,6 +33,9 @@ import java.util.Map;
  * order in which copies and live changes arrive. Copied rows get the snapshot's watermark as
  * their {@code _0_version}.
  *
+ * <p>While the change log holds nothing of the table (a table copied whole that the live stream
+ * has not touched since), no row needs a look-up: every row is written whole.
+ *
  * <p>Rows whose merge needs the same statement (the same columns to overwrite; usually all of
  * them) go to SQLite as one JDBC batch: a backfill message holds distinct keys, and the change
  * log it consults is not written by it, so batching cannot change what a later row of the
@@ -64,10 +67,17 @@ public final class BackfillMerge {
       storage.add(t.storage(col));
     }
     Watermark snapshot = b.watermark();
-    List<String> rowKeys = rowKeys(t, b.rowValues(), keyCols, cols.size());
-    List<String> lookup = new ArrayList<>(rowKeys);
-    lookup.add(RowChangeLog.TRUNCATED);
-    Map<String, LastChange> lastChanges = changeLog.last(t, lookup);
+    checkWidths(t, b.rowValues(), cols.size());
+    // The cheap path: nothing the live stream did to this table is recorded, so every copied row
+    // is written whole (the rule below, with no last change for any row).
+    boolean consult = changeLog.hasAny(t);
+    List<String> rowKeys = consult ? rowKeys(b.rowValues(), keyCols) : null;
+    Map<String, LastChange> lastChanges = Map.of();
+    if (consult) {
+      List<String> lookup = new ArrayList<>(rowKeys);
+      lookup.add(RowChangeLog.TRUNCATED);
+      lastChanges = changeLog.last(t, lookup);
+    }
     LastChange truncated = lastChanges.get(RowChangeLog.TRUNCATED);
     if (truncated != null && truncated.isAfter(snapshot)) {
       return; // the table was emptied after the snapshot: none of its rows exist any more
@@ -77,7 +87,7 @@ public final class BackfillMerge {
     int pending = 0;
     for (int r = 0; r < b.rowValues().size(); r++) {
       List<Value> values = b.rowValues().get(r);
-      LastChange last = lastChanges.get(rowKeys.get(r));
+      LastChange last = consult ? lastChanges.get(rowKeys.get(r)) : null;
       if (last != null && last.op() == Operation.DELETE && last.isAfter(snapshot)) {
         continue; // deleted after the snapshot: never resurrect it
       }
@@ -108,14 +118,19 @@ public final class BackfillMerge {
     }
   }
 
-  /** Each row's key as the change log spells it; also checks each row's width. */
-  private static List<String> rowKeys(LiteTable t, List<List<Value>> rows, List<String> keyCols, int width) {
-    List<String> out = new ArrayList<>(rows.size());
+  private static void checkWidths(LiteTable t, List<List<Value>> rows, int width) {
     for (List<Value> values : rows) {
       if (values.size() != width) {
         throw new IllegalArgumentException("backfill row of " + t.name() + " has " + values.size() + " values for "
             + width + " columns");
       }
+    }
+  }
+
+  /** Each row's key as the change log spells it. */
+  private static List<String> rowKeys(List<List<Value>> rows, List<String> keyCols) {
+    List<String> out = new ArrayList<>(rows.size());
+    for (List<Value> values : rows) {
       Row.Builder kb = Row.builder();
       for (int k = 0; k < keyCols.size(); k++) {
         kb.put(keyCols.get(k), values.get(k));
