@@ -175,7 +175,11 @@ public final class BackfillStream implements AutoCloseable {
     if (now < pausedUntil || holdUntil != null) {
       return List.of();
     }
-    int batches = scheduler.batchesAllowed(main, hasWork(), now);
+    boolean work = hasWork();
+    if (work && opener != null) {
+      prepareCopy(now); // opening in the background costs the main stream nothing: start it at once
+    }
+    int batches = scheduler.batchesAllowed(main, work, now);
     if (batches == 0 || !ensureCopy(now)) {
       return List.of();
     }
@@ -227,6 +231,20 @@ public final class BackfillStream implements AutoCloseable {
       closeCopy();
     }
     return rows;
+  }
+
+  /**
+   * Starts the next request and its copy's opening, if none runs, without waiting for it, so that
+   * the copy is open by the time the scheduler gives the backfill a turn (a busy main stream gives
+   * one per second: a turn spent on opening would delay the copy by a second).
+   */
+  private void prepareCopy(long now) {
+    if (run == null) {
+      run = state.startNext(now);
+    }
+    if (run != null && copy == null && opening == null) {
+      opening = open(run.request());
+    }
   }
 
   /** Opens the copy for the running request (starting one if needed); false when there is none. */
