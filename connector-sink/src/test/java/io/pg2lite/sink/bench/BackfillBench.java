@@ -27,7 +27,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code mvn -B -q -pl connector-sink exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.pg2lite.sink.bench.BackfillBench [-Dpg2lite.bench.rows=1000000]
  * [-Dpg2lite.bench.runs=3] [-Dpg2lite.bench.liveRate=10] [-Dpg2lite.source.<setting>=value]}
- * ({@code pg2lite.source.*} properties are passed to the source connector, to compare settings).
+ * ({@code pg2lite.source.*} properties are passed to the source connector, to compare settings;
+ * {@code -Dpg2lite.bench.split=true} splits the slowest samples at the topic).
  *
  * <p>Each run has its own database, topic and connectors. It measures, in order:
  * <ul>
@@ -45,6 +46,12 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class BackfillBench {
   private static final Duration LONG = Duration.ofMinutes(10);
+  /**
+   * {@code -Dpg2lite.bench.split=true}: also read the topic, to tell for the slowest samples how
+   * long the row took to be committed in Kafka (source side) of its total. Off by default: the
+   * extra consumer decodes every record and costs CPU the pipeline shares.
+   */
+  private static final boolean SPLIT = Boolean.getBoolean("pg2lite.bench.split");
 
   /** One run's figures. */
   record Run(double idleP50, double idleP99, double copyP50, double copyP99, int copyTransactions,
@@ -95,13 +102,14 @@ public final class BackfillBench {
     stack.connect().rest().awaitRunning(sink, Duration.ofSeconds(90));
     awaitCompleted(replica, "live");
 
-    LiveLoad idle = new LiveLoad(db, replica, liveRate, 1);
+    String bootstrap = stack.kafka().bootstrapServers();
+    LiveLoad idle = new LiveLoad(db, replica, liveRate, 1, bootstrap, topic);
     LockSupport.parkNanos(Duration.ofSeconds(2).toNanos());
     idle.discardSoFar(); // warm-up
     LockSupport.parkNanos(Duration.ofSeconds(6).toNanos());
     List<Double> idleMs = idle.stop();
 
-    LiveLoad during = new LiveLoad(db, replica, liveRate, idle.nextId());
+    LiveLoad during = new LiveLoad(db, replica, liveRate, idle.nextId(), bootstrap, topic);
     long t0 = System.nanoTime();
     db.execute("ALTER PUBLICATION pacing_" + run + "_pub ADD TABLE big");
     awaitCompleted(replica, "big");
@@ -140,6 +148,7 @@ public final class BackfillBench {
   private static final class LiveLoad {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Map<Long, Long> committedAt = new ConcurrentHashMap<>();
+    private final Map<Long, Long> commitTimes = new ConcurrentHashMap<>();
     private final List<Double> latencies = Collections.synchronizedList(new ArrayList<>());
     /** The slowest samples as "latency ms @ seconds since this load began". */
     private final java.util.TreeMap<Double, Double> slowest = new java.util.TreeMap<>();
@@ -152,7 +161,12 @@ public final class BackfillBench {
     private final Thread watcher;
     private volatile long discardBelow;
 
-    LiveLoad(TestDatabase db, Path replica, int perSecond, long firstId) {
+    /** When each live row was first seen committed in the change-log topic (ns), to split the latency. */
+    private final Map<Long, Long> inTopicAt = new ConcurrentHashMap<>();
+    private final Map<Double, Long> slowestIds = new ConcurrentHashMap<>();
+    private final Thread topicWatcher;
+
+    LiveLoad(TestDatabase db, Path replica, int perSecond, long firstId, String bootstrap, String topic) {
       next = new AtomicLong(firstId);
       lastCommitted.set(firstId - 1);
       writer = new Thread(() -> {
@@ -185,10 +199,14 @@ public final class BackfillBench {
             slowestQueryMs = Math.max(slowestQueryMs, (now - q0) / 1e6);
             for (long id = seen + 1; id <= max; id++) {
               Long at = committedAt.remove(id);
+              if (at != null) {
+                commitTimes.put(id, at);
+              }
               if (at != null && id >= discardBelow) {
                 double ms = (now - at) / 1e6;
                 latencies.add(ms);
                 synchronized (slowest) {
+                  slowestIds.put(ms, id);
                   slowest.put(ms, (at - startedAt) / 1e9);
                   if (slowest.size() > 3) {
                     slowest.pollFirstEntry();
@@ -203,6 +221,34 @@ public final class BackfillBench {
           throw new IllegalStateException(e);
         }
       }, "live-watcher");
+      topicWatcher = new Thread(() -> {
+        java.util.Map<String, Object> props = java.util.Map.of("bootstrap.servers", bootstrap,
+            "isolation.level", "read_committed", "enable.auto.commit", false);
+        io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
+        org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c =
+            new org.apache.kafka.clients.consumer.KafkaConsumer<>(props,
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+          c.assign(List.of(tp));
+          c.seekToEnd(List.of(tp));
+          c.position(tp);
+          while (!stop.get()) {
+            for (var r : c.poll(Duration.ofMillis(5))) {
+              long now = System.nanoTime();
+              if (codec.decode(r.value()).message() instanceof io.pg2lite.protocol.message.DataChange.Insert ins
+                  && ins.relation().name().equals("live")
+                  && ins.row().get("id") instanceof io.pg2lite.protocol.value.Value.Int id) {
+                inTopicAt.putIfAbsent(id.value(), now);
+              }
+            }
+          }
+        }
+      }, "live-topic-watcher");
+      topicWatcher.setDaemon(true);
+      if (SPLIT) {
+        topicWatcher.start();
+      }
       writer.start();
       watcher.start();
     }
@@ -218,7 +264,14 @@ public final class BackfillBench {
     String slowest() {
       synchronized (slowest) {
         return slowest.descendingMap().entrySet().stream()
-            .map(e -> String.format("%.0f ms @ %.1f s", e.getKey(), e.getValue())).toList()
+            .map(e -> {
+              Long id = slowestIds.get(e.getKey());
+              Long topicAt = id == null ? null : inTopicAt.get(id);
+              Long at = id == null ? null : commitTimes.get(id);
+              String split = topicAt == null || at == null ? "" : String.format(" (in the topic after %.0f ms)",
+                  (topicAt - at) / 1e6);
+              return String.format("%.0f ms @ %.1f s%s", e.getKey(), e.getValue(), split);
+            }).toList()
             + String.format(" (slowest look at the replica %.0f ms)", slowestQueryMs);
       }
     }
