@@ -92,6 +92,16 @@ final class Pipeline implements AutoCloseable {
   }
 
   /** Rows of a replica query, values as text. */
+  /** The replica's stored offset, or null while it has none. */
+  static String replicaOffset(Path replica) {
+    try {
+      var rows = Pipeline.replica(replica, "SELECT kafka_offset FROM \"_pg2lite.state\"");
+      return rows.isEmpty() ? null : rows.get(0).get(0);
+    } catch (java.sql.SQLException e) {
+      return null;
+    }
+  }
+
   static List<List<String>> replica(Path file, String sql) throws SQLException {
     try (Connection c = SqliteFiles.open(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
       return io.pg2lite.testkit.QueryRows.of(rs);

@@ -55,21 +55,12 @@ class ReplicaFaultsIT {
     }
   }
 
-  private static String stateOffset(Path replica) {
-    try {
-      List<List<String>> r = Pipeline.replica(replica, "SELECT kafka_offset FROM \"_pg2lite.state\"");
-      return r.isEmpty() ? null : r.get(0).get(0);
-    } catch (java.sql.SQLException e) {
-      return null;
-    }
-  }
-
   /** The replica's offset once it has not moved for 3 s (the sink has applied all there is). */
   private static String settledOffset(Path replica) throws InterruptedException {
     String last = null;
     long since = System.currentTimeMillis();
     while (System.currentTimeMillis() - since < 3_000) {
-      String now = stateOffset(replica);
+      String now = Pipeline.replicaOffset(replica);
       if (!java.util.Objects.equals(now, last)) {
         last = now;
         since = System.currentTimeMillis();
@@ -117,7 +108,7 @@ class ReplicaFaultsIT {
           new ByteArrayDeserializer())) {
         intruder.subscribe(List.of(p.topic));
         intruder.poll(Duration.ofMillis(100)); // joins the group: the sink's partition is revoked
-        assertEquals(before, stateOffset(replica), "the rebalance must come while the sink is inside the large "
+        assertEquals(before, Pipeline.replicaOffset(replica), "the rebalance must come while the sink is inside the large "
             + "transaction (test set-up)");
         // Stays in the group for a while, never committing: the sink's offsets are the replica's.
         Await.during("the intruding consumer polling", Duration.ofSeconds(5), () -> {
@@ -160,11 +151,11 @@ class ReplicaFaultsIT {
         }
         try (Statement l = locker.createStatement()) {
           l.execute("BEGIN IMMEDIATE");
-          String held = stateOffset(replica);
+          String held = Pipeline.replicaOffset(replica);
           ledger.write(20, null);
           Await.during("the sink waits, RUNNING, while the lock is held", Duration.ofSeconds(5),
               () -> p.worker.rest().status(sink).isRunning());
-          assertEquals(held, stateOffset(replica), "nothing was applied while the write lock was held");
+          assertEquals(held, Pipeline.replicaOffset(replica), "nothing was applied while the write lock was held");
           l.execute("ROLLBACK");
         }
         ledger.write(20, null);
@@ -241,7 +232,7 @@ class ReplicaFaultsIT {
       List<List<String>> state = Pipeline.replica(replica, "SELECT * FROM \"_pg2lite.state\"");
       ledger.write(30, null);
       Await.until("the source wrote them", WAIT,
-          () -> topicEnd(stack, p.topic) > Long.parseLong(stateOffset(replica)) + 60);
+          () -> topicEnd(stack, p.topic) > Long.parseLong(Pipeline.replicaOffset(replica)) + 60);
       long end = topicEnd(stack, p.topic);
       stack.kafka().admin().deleteRecords(Map.of(new TopicPartition(p.topic, 0), RecordsToDelete.beforeOffset(end - 20)))
           .all().get();

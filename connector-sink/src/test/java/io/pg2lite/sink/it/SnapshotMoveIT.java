@@ -63,7 +63,7 @@ class SnapshotMoveIT {
       int to = 1 - from;
       Pipeline.awaitSame(db, replicaDirs[from].resolve("replica.db"), Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT);
       long covered = Await.value("a snapshot of the caught-up replica", WAIT, () -> newestSnapshotOffset(snapshots,
-          topic, Long.parseLong(replicaOffset(replicaDirs[from].resolve("replica.db")))));
+          topic, Long.parseLong(Pipeline.replicaOffset(replicaDirs[from].resolve("replica.db")))));
       // Retention: the log before the snapshot is gone, so only a restore can rebuild a replica.
       TopicPartition tp = new TopicPartition(topic, 0);
       stack.kafka().admin().deleteRecords(Map.of(tp, RecordsToDelete.beforeOffset(covered + 1))).all().get();
@@ -100,16 +100,6 @@ class SnapshotMoveIT {
           w.close();
         }
       }
-    }
-  }
-
-  /** The replica's stored offset, or null while it has none. */
-  static String replicaOffset(Path replica) {
-    try {
-      var rows = Pipeline.replica(replica, "SELECT kafka_offset FROM \"_pg2lite.state\"");
-      return rows.isEmpty() ? null : rows.get(0).get(0);
-    } catch (java.sql.SQLException e) {
-      return null;
     }
   }
 

@@ -41,7 +41,7 @@ class SnapshotRetentionIT {
       for (int rows : new int[] {100, 25, 25}) {
         ledger.write(rows, null);
         p.awaitSame(first, Ledger.PG_ROWS, Ledger.LITE_ROWS, Pipeline.WAIT);
-        long applied = Long.parseLong(SnapshotMoveIT.replicaOffset(first));
+        long applied = Long.parseLong(Pipeline.replicaOffset(first));
         snapshots.add(Await.value("a snapshot at offset " + applied, Pipeline.WAIT,
             () -> SnapshotMoveIT.newestSnapshotOffset(store, p.topic, applied)));
       }

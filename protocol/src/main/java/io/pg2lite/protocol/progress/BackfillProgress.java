@@ -42,8 +42,18 @@ public final class BackfillProgress {
     this.nanoClock = nanoClock;
   }
 
-  /** One message written (source) or applied (sink), in log order. */
-  public synchronized void observe(Message m) {
+  /**
+   * One message written (source) or applied (sink), in log order. Called for every record on the
+   * task's hot path: messages that are no copy's business return before taking the lock.
+   */
+  public void observe(Message m) {
+    if (m instanceof DataChange.Backfill || m instanceof SchemaChange.BackfillCompleted
+        || m instanceof SchemaChange.DropTable) {
+      record(m);
+    }
+  }
+
+  private synchronized void record(Message m) {
     if (m instanceof DataChange.Backfill b && b.status() != null) {
       BackfillStatus s = b.status();
       long now = nanoClock.getAsLong();

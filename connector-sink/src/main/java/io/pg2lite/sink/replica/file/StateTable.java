@@ -11,10 +11,11 @@ import java.sql.Statement;
  * The one row of {@link MetadataTables#STATE}: the replica's position. Its {@code lock = 1}
  * primary key keeps it one row, so a write replaces the position rather than adding to it.
  */
-final class StateTable {
+public final class StateTable {
   private StateTable() {}
 
-  static ReplicaState read(Connection c) throws SQLException {
+  /** The position {@code c}'s file holds; {@link ReplicaState#EMPTY} when it has no state row. */
+  public static ReplicaState read(Connection c) throws SQLException {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT replica_version, watermark, topic,"
         + " partition, kafka_offset, log_seq FROM " + SqlNames.quote(MetadataTables.STATE) + " WHERE lock = 1")) {
       if (!rs.next()) {

@@ -8,16 +8,16 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Optional;
+import io.pg2lite.sink.replica.file.MetadataTables;
+import io.pg2lite.sink.replica.file.ReplicaState;
+import io.pg2lite.sink.replica.file.StateTable;
 import org.sqlite.SQLiteConfig;
 
 /**
  * SQLite file chores of snapshots: opening a file for a look, reading the replica position a file
- * holds, and removing a replica with its WAL and shared-memory files.
+ * holds (the same {@link StateTable} the replica writes), and removing a replica with its WAL and shared-memory files.
  */
 final class SnapshotFiles {
-  /** The columns of the replica's state row that a snapshot's manifest repeats. */
-  record Position(String replicaVersion, String watermark, String topic, int partition, long offset, Long seq) {}
-
   private SnapshotFiles() {}
 
   static Connection open(Path file, int busyTimeoutMs, boolean readOnly) throws SQLException {
@@ -27,25 +27,19 @@ final class SnapshotFiles {
     return cfg.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
   }
 
-  /** The position in {@code file}'s state row; empty when it has none (a replica that applied nothing). */
-  static Optional<Position> position(Connection c) throws SQLException {
-    try (Statement s = c.createStatement()) {
-      try (ResultSet t = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '_pg2lite.state'")) {
-        if (!t.next()) {
-          return Optional.empty();
-        }
-      }
-      try (ResultSet rs = s.executeQuery("SELECT replica_version, watermark, topic, partition, kafka_offset, "
-          + "log_seq FROM \"_pg2lite.state\" WHERE lock = 1")) {
-        if (!rs.next() || rs.getString(2) == null) {
-          return Optional.empty();
-        }
-        long seq = rs.getLong(6);
-        Long logSeq = rs.wasNull() ? null : seq;
-        return Optional.of(new Position(rs.getString(1), rs.getString(2), rs.getString(3), rs.getInt(4),
-            rs.getLong(5), logSeq));
+  /**
+   * The position in {@code c}'s file ({@link StateTable}); empty when it has none: a replica that
+   * applied nothing, or a file that is not a replica yet.
+   */
+  static Optional<ReplicaState> position(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet t = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = "
+        + "'table' AND name = " + literal(MetadataTables.STATE))) {
+      if (!t.next()) {
+        return Optional.empty();
       }
     }
+    ReplicaState state = StateTable.read(c);
+    return state.isEmpty() ? Optional.empty() : Optional.of(state);
   }
 
   /** Whether {@code replica} needs a restore: missing, or a file that never applied a commit. */

@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.snapshot;
 
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -96,7 +97,7 @@ public final class SnapshotRestorer {
    */
   private void verify(Path file, SnapshotManifest m) throws CorruptSnapshotException {
     try (Connection c = SnapshotFiles.open(file, busyTimeoutMs, true)) {
-      SnapshotFiles.Position p = SnapshotFiles.position(c)
+      ReplicaState p = SnapshotFiles.position(c)
           .orElseThrow(() -> new CorruptSnapshotException(m.id(), "the copy has no replica state"));
       if (p.offset() != m.offset() || !p.topic().equals(m.topic()) || p.partition() != m.partition()
           || !java.util.Objects.equals(p.replicaVersion(), m.replicaVersion())) {

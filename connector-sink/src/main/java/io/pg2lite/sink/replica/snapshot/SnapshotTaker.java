@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.snapshot;
 
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -54,7 +55,7 @@ public final class SnapshotTaker {
     SnapshotFiles.deleteReplica(copy);
     try {
       try (Connection c = SnapshotFiles.open(replica, busyTimeoutMs, false); Statement s = c.createStatement()) {
-        Optional<SnapshotFiles.Position> live = SnapshotFiles.position(c);
+        Optional<ReplicaState> live = SnapshotFiles.position(c);
         if (live.isEmpty() || live.get().offset() == lastOffset) {
           return Optional.empty();
         }
@@ -65,7 +66,7 @@ public final class SnapshotTaker {
           running = null;
         }
       }
-      SnapshotFiles.Position p;
+      ReplicaState p;
       try (Connection c = SnapshotFiles.open(copy, busyTimeoutMs, true)) {
         p = SnapshotFiles.position(c).orElseThrow(() -> new SQLException("the snapshot copy has no state row"));
       }
