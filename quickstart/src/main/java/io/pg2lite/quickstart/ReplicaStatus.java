@@ -29,6 +29,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * see arrive: a table created, a column added by a schema change, a backfill finished.
  */
 final class ReplicaStatus implements AutoCloseable {
+  /** Where the sink keeps a table copied whole until its copy completes (SqlNames.copying). */
+  private static final String COPYING = "_pg2lite.copying.";
   private final Path replica;
   private final KafkaConsumer<byte[], byte[]> consumer;
   private final TopicPartition partition;
@@ -70,20 +72,24 @@ final class ReplicaStatus implements AutoCloseable {
       return "replica: not created yet";
     }
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + replica); Statement s = c.createStatement()) {
-      List<String> tables = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-          + "'\\_pg2lite.%' ESCAPE '\\' ORDER BY name")) {
+      // Replicated tables by name; a table being copied whole is stored under the copying prefix
+      // until complete (readers do not see it), and is shown here under its own name.
+      Map<String, String> tables = new java.util.TreeMap<>();
+      try (ResultSet rs = s.executeQuery("SELECT name FROM sqlite_master WHERE type = 'table' AND (name NOT LIKE "
+          + "'\\_pg2lite.%' ESCAPE '\\' OR name LIKE '" + COPYING.replace("_", "\\_") + "%' ESCAPE '\\')")) {
         while (rs.next()) {
-          tables.add(rs.getString(1));
+          String stored = rs.getString(1);
+          tables.put(stored.startsWith(COPYING) ? stored.substring(COPYING.length()) : stored, stored);
         }
       }
       StringBuilder out = new StringBuilder("replica:");
-      for (String t : tables) {
-        long rows = Long.parseLong(scalar(s, "SELECT count(*) FROM " + quote(t)));
+      for (Map.Entry<String, String> e : tables.entrySet()) {
+        String t = e.getKey();
+        long rows = Long.parseLong(scalar(s, "SELECT count(*) FROM " + quote(e.getValue())));
         String hidden = scalar(s, "SELECT count(*) FROM \"_pg2lite.columns\" WHERE table_name = '"
             + t.replace("'", "''") + "' AND backfill IS NOT NULL");
         boolean copying = hidden != null && !"0".equals(hidden);
-        notice(t, columns(s, t), copying, rows);
+        notice(t, columns(s, e.getValue()), copying, rows);
         out.append(' ').append(t).append(' ');
         if (copying) {
           long total = upstreamRows.applyAsLong(t);
@@ -116,7 +122,8 @@ final class ReplicaStatus implements AutoCloseable {
   private void notice(String table, Set<String> columns, boolean copying, long rows) {
     Set<String> before = columnsSeen.put(table, columns);
     if (before == null) {
-      news.add("the replica has a new table " + table + (copying ? ": its existing rows are being copied"
+      news.add("the replica has a new table " + table + (copying ? ": its existing rows are being copied (readers see "
+          + "it once complete)"
           : String.format(" (%,d rows)", rows)));
     } else {
       for (String c : columns) {

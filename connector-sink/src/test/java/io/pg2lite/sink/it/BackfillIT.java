@@ -76,6 +76,66 @@ class BackfillIT {
     }
   }
 
+  /**
+   * A reader of the replica, looking every few milliseconds in one read transaction per look: a
+   * table it can see under its own name must have no column still being backfilled (the copy of a
+   * table published with rows is complete before readers see the table).
+   */
+  private static final class VisibilityWatch implements AutoCloseable {
+    final List<String> violations = new java.util.concurrent.CopyOnWriteArrayList<>();
+    volatile boolean sawCopying;
+    volatile int looks;
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final Thread thread;
+
+    VisibilityWatch(Path replica) {
+      thread = new Thread(() -> {
+        while (!stop.get()) {
+          try {
+            look(replica);
+            looks++;
+          } catch (SQLException e) {
+            // not created yet, or busy: the next look tells
+          }
+          try {
+            Thread.sleep(5);
+          } catch (InterruptedException e) {
+            return;
+          }
+        }
+      }, "visibility-watch");
+      thread.start();
+    }
+
+    private void look(Path replica) throws SQLException {
+      try (Connection c = io.pg2lite.testkit.sqlite.SqliteFiles.open(replica); Statement s = c.createStatement()) {
+        c.setAutoCommit(false); // both queries in one read transaction: one state of the file
+        List<List<String>> tables = io.pg2lite.testkit.QueryRows.of(s.executeQuery(
+            "SELECT name FROM sqlite_master WHERE type = 'table'"));
+        List<List<String>> hidden = io.pg2lite.testkit.QueryRows.of(s.executeQuery(
+            "SELECT DISTINCT table_name FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL"));
+        c.rollback();
+        for (List<String> t : tables) {
+          if (t.get(0).startsWith("_pg2lite.copying.")) {
+            sawCopying = true;
+          } else if (hidden.contains(List.of(t.get(0)))) {
+            violations.add(t.get(0));
+          }
+        }
+      }
+    }
+
+    void stop() throws InterruptedException {
+      stop.set(true);
+      thread.join();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+      stop();
+    }
+  }
+
   /** Small backfill transactions, so a copy of 100k rows lasts long enough for DDL or a restart to hit it. */
   private static final Map<String, String> SLOW_COPY = Map.of("backfill.batch.rows", "100",
       "backfill.transaction.batches", "1");
@@ -122,12 +182,15 @@ class BackfillIT {
           "CREATE PUBLICATION bf_initial_pub FOR TABLE a, b, \"c d\"");
       Path replica = p.files.newFile("initial");
       try (Writer wa = new Writer(p, "a", 50_000, 10); Writer wb = new Writer(p, "b", 5_000, 10);
-          Writer wc = new Writer(p, "\"c d\"", 10, 10)) {
+          Writer wc = new Writer(p, "\"c d\"", 10, 10); VisibilityWatch watch = new VisibilityWatch(replica)) {
         p.startSource();
         p.startSink("a", replica);
         for (String t : List.of("a", "b", "c d")) {
           p.awaitBackfilled(replica, t, LONG);
         }
+        watch.stop();
+        assertEquals(List.of(), watch.violations, "a reader saw a table before its copy was complete");
+        assertTrue(watch.sawCopying, "a reader looked while a table was being copied (" + watch.looks + " looks)");
       }
       p.awaitSame(replica, pgRows("a"), liteRows("a"), Pipeline.WAIT);
       p.awaitSame(replica, pgRows("b"), liteRows("b"), Pipeline.WAIT);
@@ -288,9 +351,11 @@ class BackfillIT {
           "CREATE PUBLICATION bf_nokey_pub FOR TABLE keep WITH (publish = 'insert')");
       Path replica = startWithKeep(p, "nokey");
       p.db.execute("ALTER PUBLICATION bf_nokey_pub ADD TABLE nokey");
+      // Copied whole: created under the copying name, invisible to readers until complete.
       Await.until("nokey created on the replica", Pipeline.WAIT, () -> {
         try {
-          return !Pipeline.replica(replica, "SELECT 1 FROM sqlite_master WHERE name = 'nokey'").isEmpty();
+          return !Pipeline.replica(replica, "SELECT 1 FROM sqlite_master WHERE name = '_pg2lite.copying.nokey'")
+              .isEmpty();
         } catch (SQLException e) {
           return false;
         }
@@ -298,7 +363,8 @@ class BackfillIT {
       // Long enough for failed attempts and their backoff: none may copy a row.
       Await.during("no rows copied without a row key: a retry would duplicate them", Duration.ofSeconds(3), () -> {
         try {
-          return List.of(List.of("0")).equals(Pipeline.replica(replica, "SELECT count(*) FROM nokey"));
+          return List.of(List.of("0")).equals(Pipeline.replica(replica,
+              "SELECT count(*) FROM \"_pg2lite.copying.nokey\""));
         } catch (SQLException e) {
           return true; // a busy replica file proves nothing either way
         }
@@ -309,11 +375,14 @@ class BackfillIT {
     }
   }
 
-  /** Waits until the copy of {@code table} has written some rows but (most likely) not all. */
+  /**
+   * Waits until the copy of {@code table} has written some rows but (most likely) not all: they
+   * are in the table's copying name, which readers do not see.
+   */
   private static void awaitSomeRowsCopied(Path replica, String table) {
     Await.until("first rows of " + table + " copied", Pipeline.WAIT, () -> {
       try {
-        List<List<String>> r = Pipeline.replica(replica, "SELECT count(*) FROM \"" + table + "\"");
+        List<List<String>> r = Pipeline.replica(replica, "SELECT count(*) FROM \"_pg2lite.copying." + table + "\"");
         return Long.parseLong(r.get(0).get(0)) > 0;
       } catch (SQLException e) {
         return false;

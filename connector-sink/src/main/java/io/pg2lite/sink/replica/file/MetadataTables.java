@@ -17,7 +17,10 @@ public final class MetadataTables {
   public static final String STATE = "_pg2lite.state";
   /** Per column of a replicated table: upstream type, storage, and whether it is still being backfilled. */
   public static final String COLUMNS = "_pg2lite.columns";
-  /** Per replicated table: its upstream name, row key and metadata. */
+  /**
+   * Per replicated table: its upstream name, row key and metadata, and whether it is being copied
+   * whole (then its rows are in {@code SqlNames.copying(table_name)}).
+   */
   public static final String TABLES = "_pg2lite.tables";
   /** The backfill merge's record of row operations (the {@code changelog} package). */
   public static final String CHANGES = "_pg2lite.changes";
@@ -33,7 +36,8 @@ public final class MetadataTables {
     plainSecondaryIndexes(s);
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
         + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
-        + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00')");
+        + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00', copying INTEGER NOT NULL DEFAULT 0)");
+    addCopyingColumn(s);
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(COLUMNS) + " (table_name TEXT NOT NULL,"
         + " column_name TEXT NOT NULL, pos INTEGER NOT NULL, upstream_type TEXT NOT NULL, storage TEXT NOT NULL,"
         + " is_not_null INTEGER, character_max_length INTEGER, backfill TEXT,"
@@ -60,6 +64,19 @@ public final class MetadataTables {
       s.execute("DROP INDEX " + SqlNames.quote(index[0]));
       s.execute("CREATE INDEX " + index[1].substring("CREATE UNIQUE INDEX ".length()));
     }
+  }
+
+  /**
+   * A replica created before tables were copied under another name gets the column: its tables
+   * are all stored under their own names (0), copies in progress included.
+   */
+  private static void addCopyingColumn(Statement s) throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + TABLES + "') WHERE name = 'copying'")) {
+      if (rs.next()) {
+        return;
+      }
+    }
+    s.execute("ALTER TABLE " + SqlNames.quote(TABLES) + " ADD COLUMN copying INTEGER NOT NULL DEFAULT 0");
   }
 
   /** A replica created before sequence numbers gets the column (null: no number known yet). */

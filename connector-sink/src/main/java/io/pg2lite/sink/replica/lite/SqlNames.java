@@ -22,6 +22,14 @@ public final class SqlNames {
     return table(new QualifiedName(schema, name));
   }
 
+  /**
+   * Where a table being copied whole keeps its rows until the copy completes. The prefix is the
+   * replica's own ({@code _pg2lite.}), which readers listing replicated tables already skip.
+   */
+  public static String copying(String liteTable) {
+    return "_pg2lite.copying." + liteTable;
+  }
+
   /** The unique index the replica keeps on a table's row key. */
   public static String keyIndex(String liteTable) {
     return liteTable + ".pg2lite_row_key";

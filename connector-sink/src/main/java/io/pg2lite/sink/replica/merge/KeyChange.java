@@ -68,7 +68,7 @@ public final class KeyChange {
           + "once, which only a deferrable key constraint allows and a replica with one unique row key cannot hold");
     }
     mergeIntoCopy(t, oldKey, newKey, row);
-    PreparedStatement delete = statements.prepare("DELETE FROM " + SqlNames.quote(t.name()) + " WHERE "
+    PreparedStatement delete = statements.prepare("DELETE FROM " + t.sqlName() + " WHERE "
         + RowKeys.where(oldKey));
     RowKeys.bindKey(delete, 1, t, oldKey);
     delete.executeUpdate();
@@ -80,7 +80,7 @@ public final class KeyChange {
   /** The {@code _0_version} of the row at {@code key}, or null when there is none (or it has none). */
   private Watermark rowVersion(LiteTable t, Row key) throws SQLException {
     PreparedStatement ps = statements.prepare("SELECT " + SqlNames.quote(ReplicaSchema.ROW_VERSION) + " FROM "
-        + SqlNames.quote(t.name()) + " WHERE " + RowKeys.where(key));
+        + t.sqlName() + " WHERE " + RowKeys.where(key));
     RowKeys.bindKey(ps, 1, t, key);
     try (ResultSet rs = ps.executeQuery()) {
       String version = rs.next() ? rs.getString(1) : null;
@@ -105,14 +105,14 @@ public final class KeyChange {
     if (fromUpdate.isEmpty() && fromOldRow.isEmpty()) {
       return;
     }
-    StringBuilder sql = new StringBuilder("UPDATE ").append(SqlNames.quote(t.name())).append(" SET ");
+    StringBuilder sql = new StringBuilder("UPDATE ").append(t.sqlName()).append(" SET ");
     for (String col : fromUpdate) {
       sql.append(SqlNames.quote(col)).append(" = ?, ");
     }
     if (!fromOldRow.isEmpty()) {
       // Row-value assignment from the old row; absent when the replica never saw it (all NULL).
       sql.append('(').append(quotedList(fromOldRow)).append(") = (SELECT ").append(quotedList(fromOldRow))
-          .append(" FROM ").append(SqlNames.quote(t.name())).append(" WHERE ").append(RowKeys.where(oldKey))
+          .append(" FROM ").append(t.sqlName()).append(" WHERE ").append(RowKeys.where(oldKey))
           .append("), ");
     }
     sql.setLength(sql.length() - 2);

@@ -45,7 +45,7 @@ final class MergeColumns {
    * columns the merge allows.
    */
   static String sql(LiteTable t, List<String> cols, int keyCount, boolean[] overwrite) {
-    StringBuilder sql = new StringBuilder("INSERT INTO ").append(SqlNames.quote(t.name())).append(" (");
+    StringBuilder sql = new StringBuilder("INSERT INTO ").append(t.sqlName()).append(" (");
     for (String col : cols) {
       sql.append(SqlNames.quote(col)).append(", ");
     }

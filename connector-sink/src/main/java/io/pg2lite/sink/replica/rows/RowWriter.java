@@ -105,7 +105,7 @@ public final class RowWriter {
       set.append(SqlNames.quote(col)).append(" = ?, ");
     }
     set.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(" = ?");
-    PreparedStatement ps = statements.prepare("UPDATE " + SqlNames.quote(t.name()) + " SET " + set + " WHERE "
+    PreparedStatement ps = statements.prepare("UPDATE " + t.sqlName() + " SET " + set + " WHERE "
         + RowKeys.where(oldKey));
     int i = 1;
     for (Map.Entry<String, Value> e : u.row().values().entrySet()) {
@@ -125,7 +125,7 @@ public final class RowWriter {
   private void delete(DataChange.Delete d) throws SQLException {
     LiteTable t = schema.requireForRows(d.relation().table());
     Row key = RowKeys.keyOf(t, d.relation(), d.key());
-    PreparedStatement ps = statements.prepare("DELETE FROM " + SqlNames.quote(t.name()) + " WHERE "
+    PreparedStatement ps = statements.prepare("DELETE FROM " + t.sqlName() + " WHERE "
         + RowKeys.where(key));
     RowKeys.bindKey(ps, 1, t, key);
     ps.executeUpdate();
@@ -135,7 +135,7 @@ public final class RowWriter {
   private void truncate(DataChange.Truncate tr) throws SQLException {
     for (Relation r : tr.relations()) {
       LiteTable t = schema.requireForRows(r.table());
-      statements.execute("DELETE FROM " + SqlNames.quote(t.name()));
+      statements.execute("DELETE FROM " + t.sqlName());
       changeLog.truncate(t);
     }
   }

@@ -103,6 +103,6 @@ final class UpsertBatch {
     cols.append(SqlNames.quote(ReplicaSchema.ROW_VERSION));
     marks.append('?');
     return new Upsert(List.copyOf(columns), List.copyOf(storage), statements.prepare("INSERT OR REPLACE INTO "
-        + SqlNames.quote(t.name()) + " (" + cols + ") VALUES (" + marks + ")"));
+        + t.sqlName() + " (" + cols + ") VALUES (" + marks + ")"));
   }
 }

@@ -36,7 +36,7 @@ final class ColumnChanges {
    */
   LiteTable add(LiteTable t, String column, ColumnSpec spec, BackfillId backfill) throws SQLException {
     String dflt = backfill == null ? SqliteDefault.of(column, spec) : null;
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " ADD COLUMN " + SqlNames.quote(column) + " "
+    exec("ALTER TABLE " + t.sqlName() + " ADD COLUMN " + SqlNames.quote(column) + " "
         + SqlNames.quote(LiteTypes.declared(spec)) + (dflt == null ? "" : " DEFAULT " + dflt));
     return describe(t, column, spec, backfill);
   }
@@ -54,12 +54,12 @@ final class ColumnChanges {
    * and the indexes on the column are re-created on it.
    */
   LiteTable update(LiteTable t, String oldName, String newName, ColumnSpec spec) throws SQLException {
-    String oldDeclared = catalog.declaredType(t.name(), oldName);
+    String oldDeclared = catalog.declaredType(t.storedName(), oldName);
     if (!LiteTypes.declared(spec).equals(oldDeclared)) {
       retype(t, oldName, newName, spec);
     }
     if (!newName.equals(oldName)) {
-      exec("ALTER TABLE " + SqlNames.quote(t.name()) + " RENAME COLUMN " + SqlNames.quote(oldName) + " TO "
+      exec("ALTER TABLE " + t.sqlName() + " RENAME COLUMN " + SqlNames.quote(oldName) + " TO "
           + SqlNames.quote(newName));
     }
     boolean hidden = t.isHidden(oldName);
@@ -71,16 +71,16 @@ final class ColumnChanges {
 
   /** Moves {@code column}'s values to a column of the new type, by way of {@code tmp.<newName>}. */
   private void retype(LiteTable t, String column, String newName, ColumnSpec spec) throws SQLException {
-    List<String> indexSql = catalog.indexesOn(t.name(), column);
-    for (String idx : catalog.indexNamesOn(t.name(), column)) {
+    List<String> indexSql = catalog.indexesOn(t.storedName(), column);
+    for (String idx : catalog.indexNamesOn(t.storedName(), column)) {
       exec("DROP INDEX " + SqlNames.quote(idx));
     }
     String tmp = "tmp." + newName;
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " ADD COLUMN " + SqlNames.quote(tmp) + " "
+    exec("ALTER TABLE " + t.sqlName() + " ADD COLUMN " + SqlNames.quote(tmp) + " "
         + SqlNames.quote(LiteTypes.declared(spec)));
-    exec("UPDATE " + SqlNames.quote(t.name()) + " SET " + SqlNames.quote(tmp) + " = " + SqlNames.quote(column));
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " DROP COLUMN " + SqlNames.quote(column));
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " RENAME COLUMN " + SqlNames.quote(tmp) + " TO "
+    exec("UPDATE " + t.sqlName() + " SET " + SqlNames.quote(tmp) + " = " + SqlNames.quote(column));
+    exec("ALTER TABLE " + t.sqlName() + " DROP COLUMN " + SqlNames.quote(column));
+    exec("ALTER TABLE " + t.sqlName() + " RENAME COLUMN " + SqlNames.quote(tmp) + " TO "
         + SqlNames.quote(column));
     for (String sql : indexSql) {
       exec(sql);
@@ -89,10 +89,10 @@ final class ColumnChanges {
 
   /** A dropped column, with the indexes on it (SQLite refuses to drop an indexed column). */
   LiteTable drop(LiteTable t, String column) throws SQLException {
-    for (String idx : catalog.indexNamesOn(t.name(), column)) {
+    for (String idx : catalog.indexNamesOn(t.storedName(), column)) {
       exec("DROP INDEX " + SqlNames.quote(idx));
     }
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " DROP COLUMN " + SqlNames.quote(column));
+    exec("ALTER TABLE " + t.sqlName() + " DROP COLUMN " + SqlNames.quote(column));
     rows.deleteColumn(t.name(), column);
     return t.withoutColumn(column);
   }

@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.schema;
 
 import io.pg2lite.sink.replica.lite.LiteTypes;
+import io.pg2lite.sink.replica.lite.SqlNames;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -16,6 +17,11 @@ import java.util.Set;
  * <p>Immutable: a schema change makes a new {@code LiteTable} ({@code with...}) and
  * {@link ReplicaSchema} swaps it in, so a table handed to the row writers can never change under
  * them halfway through a change. Only {@link ReplicaSchema} and its helpers make new ones.
+ *
+ * <p>Two names: {@link #name} is the table's identity (the metadata rows, the change log, the
+ * schema's map all use it); {@link #sqlName} is where its rows are in the file. They differ only
+ * while the table is {@linkplain #isCopying being copied whole}: its rows then live under
+ * {@link SqlNames#copying}, and readers see the table only once the copy is complete.
  */
 public final class LiteTable {
   private final String name;
@@ -24,10 +30,12 @@ public final class LiteTable {
   private final Map<String, LiteTypes.Storage> columns;
   private final Set<String> hidden;
   private final List<String> rowKey;
+  private final boolean copying;
 
   LiteTable(String name, String upstreamSchema, String upstreamName, List<String> rowKey,
-      Map<String, LiteTypes.Storage> columns, Set<String> hidden) {
+      Map<String, LiteTypes.Storage> columns, Set<String> hidden, boolean copying) {
     this.name = name;
+    this.copying = copying;
     this.upstreamSchema = upstreamSchema;
     this.upstreamName = upstreamName;
     this.rowKey = List.copyOf(rowKey);
@@ -38,6 +46,25 @@ public final class LiteTable {
   /** The replica table's name ({@link io.pg2lite.sink.replica.lite.SqlNames#table}). */
   public String name() {
     return name;
+  }
+
+  /**
+   * Whether the table is being copied whole (published with rows, or the replica's first copy):
+   * until its copy completes it is stored under {@link SqlNames#copying}, so a reader of the file
+   * never sees a table with only part of its rows.
+   */
+  public boolean isCopying() {
+    return copying;
+  }
+
+  /** The quoted name of the SQLite table holding the rows, for SQL text. */
+  public String sqlName() {
+    return SqlNames.quote(storedName());
+  }
+
+  /** The name of the SQLite table holding the rows, unquoted (for catalog look-ups). */
+  public String storedName() {
+    return copying ? SqlNames.copying(name) : name;
   }
 
   public String upstreamSchema() {
@@ -95,7 +122,7 @@ public final class LiteTable {
     } else {
       h.remove(column);
     }
-    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h);
+    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h, copying);
   }
 
   /** With {@code oldName} renamed in place (its position and storage kept; hidden stays hidden). */
@@ -104,7 +131,7 @@ public final class LiteTable {
     columns.forEach((k, v) -> cols.put(k.equals(oldName) ? newName : k, v));
     Set<String> h = new LinkedHashSet<>();
     hidden.forEach(k -> h.add(k.equals(oldName) ? newName : k));
-    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h);
+    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h, copying);
   }
 
   LiteTable withoutColumn(String column) {
@@ -112,21 +139,26 @@ public final class LiteTable {
     cols.remove(column);
     Set<String> h = new LinkedHashSet<>(hidden);
     h.remove(column);
-    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h);
+    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, cols, h, copying);
   }
 
   /** With {@code shown} no longer hidden (their backfill completed). */
   LiteTable withShown(Collection<String> shown) {
     Set<String> h = new LinkedHashSet<>(hidden);
     h.removeAll(shown);
-    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, columns, h);
+    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, columns, h, copying);
   }
 
   LiteTable withRowKey(List<String> key) {
-    return new LiteTable(name, upstreamSchema, upstreamName, key, columns, hidden);
+    return new LiteTable(name, upstreamSchema, upstreamName, key, columns, hidden, copying);
   }
 
   LiteTable renamed(String newName, String newUpstreamSchema, String newUpstreamName) {
-    return new LiteTable(newName, newUpstreamSchema, newUpstreamName, rowKey, columns, hidden);
+    return new LiteTable(newName, newUpstreamSchema, newUpstreamName, rowKey, columns, hidden, copying);
+  }
+
+  /** The same table, its copy complete: stored under its own name. */
+  LiteTable published() {
+    return new LiteTable(name, upstreamSchema, upstreamName, rowKey, columns, hidden, false);
   }
 }

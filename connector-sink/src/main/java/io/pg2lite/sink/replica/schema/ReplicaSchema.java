@@ -18,6 +18,8 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Set;
 import java.util.Map;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Applies schema changes to the replica and keeps the in-memory view of its tables.
@@ -35,6 +37,7 @@ import java.util.Map;
 public final class ReplicaSchema {
   /** The column of every replica table holding the watermark of the row's last change. */
   public static final String ROW_VERSION = "_0_version";
+  private static final Logger LOG = LoggerFactory.getLogger(ReplicaSchema.class);
 
   private final Connection c;
   private final Map<String, LiteTable> tables = new HashMap<>();
@@ -79,7 +82,35 @@ public final class ReplicaSchema {
     tables.putAll(loaded);
   }
 
+  /**
+   * Applies one schema change. A table being copied whole is published (renamed from
+   * {@link SqlNames#copying} to its own name) in the same SQLite transaction as the change that
+   * completes it: its {@code backfill-completed}, or a change that leaves none of its columns
+   * hidden. Readers therefore see either no table or the whole copied table, never a part.
+   */
   public void apply(SchemaChange change) throws SQLException {
+    applyChange(change);
+    if (change instanceof SchemaChange.BackfillCompleted bc) {
+      publish(require(bc.relation().table()), true);
+    } else {
+      for (LiteTable t : List.copyOf(tables.values())) {
+        publish(t, false);
+      }
+    }
+  }
+
+  /** Stores a table being copied whole under its own name, once {@code complete} or nothing is hidden. */
+  private void publish(LiteTable t, boolean complete) throws SQLException {
+    if (t.isCopying() && (complete || !t.hasHiddenColumns())) {
+      LiteTable published = t.published();
+      exec("ALTER TABLE " + t.sqlName() + " RENAME TO " + published.sqlName());
+      rows.published(t.name());
+      put(published);
+      LOG.info("Copy of table \"{}\" complete: readers see it once this transaction commits", t.name());
+    }
+  }
+
+  private void applyChange(SchemaChange change) throws SQLException {
     if (change instanceof SchemaChange.CreateTable ct) {
       createTable(ct.spec(), ct.metadata(), ct.backfill());
     } else if (change instanceof SchemaChange.RenameTable r) {
@@ -127,7 +158,11 @@ public final class ReplicaSchema {
       throw new IllegalArgumentException("create-table of " + spec.qualifiedName() + ": the replica already has "
           + "table \"" + name + "\"");
     }
-    StringBuilder sql = new StringBuilder("CREATE TABLE ").append(SqlNames.quote(name)).append(" (");
+    // Copied whole: every column waits for the copy (a table published with rows, a first start).
+    boolean copying = backfill != null && !spec.columns().isEmpty()
+        && backfill.keySet().containsAll(spec.columns().keySet());
+    StringBuilder sql = new StringBuilder("CREATE TABLE ")
+        .append(SqlNames.quote(copying ? SqlNames.copying(name) : name)).append(" (");
     for (Map.Entry<String, ColumnSpec> col : spec.columns().entrySet()) {
       sql.append(SqlNames.quote(col.getKey())).append(' ').append(SqlNames.quote(LiteTypes.declared(col.getValue())))
           .append(", ");
@@ -136,8 +171,8 @@ public final class ReplicaSchema {
     exec(sql.toString());
     List<String> key = metadata != null ? new ArrayList<>(metadata.rowKey().keySet())
         : spec.primaryKey() != null ? spec.primaryKey() : List.of();
-    rows.insertTable(name, spec.qualifiedName(), key, metadata);
-    LiteTable t = new LiteTable(name, spec.schema(), spec.name(), key, Map.of(), Set.of());
+    rows.insertTable(name, spec.qualifiedName(), key, metadata, copying);
+    LiteTable t = new LiteTable(name, spec.schema(), spec.name(), key, Map.of(), Set.of(), copying);
     for (Map.Entry<String, ColumnSpec> col : spec.columns().entrySet()) {
       BackfillId id = backfill == null ? null : backfill.get(col.getKey());
       t = columns.describe(t, col.getKey(), col.getValue(), id);
@@ -148,16 +183,18 @@ public final class ReplicaSchema {
   private void renameTable(QualifiedName from, QualifiedName to) throws SQLException {
     LiteTable t = require(from);
     String newName = SqlNames.table(to);
-    exec("ALTER TABLE " + SqlNames.quote(t.name()) + " RENAME TO " + SqlNames.quote(newName));
+    LiteTable renamed = t.renamed(newName, to.schema(), to.name());
+    exec("ALTER TABLE " + t.sqlName() + " RENAME TO " + renamed.sqlName());
     exec("DROP INDEX IF EXISTS " + SqlNames.quote(SqlNames.keyIndex(t.name())));
     rows.renameTable(t.name(), newName, to);
     tables.remove(t.name());
-    keyIndex.create(put(t.renamed(newName, to.schema(), to.name())));
+    keyIndex.create(put(renamed));
   }
 
   private void dropTable(QualifiedName id) throws SQLException {
     String name = SqlNames.table(id);
-    exec("DROP TABLE IF EXISTS " + SqlNames.quote(name));
+    LiteTable t = tables.get(name);
+    exec("DROP TABLE IF EXISTS " + (t != null ? t.sqlName() : SqlNames.quote(name)));
     rows.dropTable(name);
     tables.remove(name);
   }
@@ -183,7 +220,7 @@ public final class ReplicaSchema {
           .append(e.getValue().name());
     }
     exec("CREATE INDEX " + SqlNames.quote(SqlNames.table(spec.schema(),
-        spec.name())) + " ON " + SqlNames.quote(table) + " (" + cols + ")");
+        spec.name())) + " ON " + t.sqlName() + " (" + cols + ")");
   }
 
   private void exec(String sql) throws SQLException {

@@ -48,7 +48,7 @@ final class RowKeyIndex {
     for (String k : t.rowKey()) {
       cols.append(cols.length() == 0 ? "" : ", ").append(SqlNames.quote(k));
     }
-    exec("CREATE UNIQUE INDEX " + SqlNames.quote(SqlNames.keyIndex(t.name())) + " ON " + SqlNames.quote(t.name())
+    exec("CREATE UNIQUE INDEX " + SqlNames.quote(SqlNames.keyIndex(t.name())) + " ON " + t.sqlName()
         + " (" + cols + ")");
   }
 
@@ -118,7 +118,7 @@ final class RowKeyIndex {
   }
 
   private boolean hasNull(LiteTable t, String column) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + SqlNames.quote(t.name())
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + t.sqlName()
         + " WHERE " + SqlNames.quote(column) + " IS NULL LIMIT 1")) {
       return rs.next();
     }

@@ -36,13 +36,14 @@ final class SchemaRows {
 
   /** Every replicated table, by replica name. */
   Map<String, LiteTable> load() throws SQLException {
-    record Head(String schema, String name, List<String> key) {}
+    record Head(String schema, String name, List<String> key, boolean copying) {}
     Map<String, Head> heads = new LinkedHashMap<>();
     try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT table_name, upstream_schema, upstream_name, row_key FROM "
+        ResultSet rs = s.executeQuery("SELECT table_name, upstream_schema, upstream_name, row_key, copying FROM "
             + SqlNames.quote(MetadataTables.TABLES))) {
       while (rs.next()) {
-        heads.put(rs.getString(1), new Head(rs.getString(2), rs.getString(3), Json.stringList(rs.getString(4))));
+        heads.put(rs.getString(1), new Head(rs.getString(2), rs.getString(3), Json.stringList(rs.getString(4)),
+            rs.getInt(5) != 0));
       }
     }
     Map<String, Map<String, LiteTypes.Storage>> columns = new HashMap<>();
@@ -63,19 +64,30 @@ final class SchemaRows {
     }
     Map<String, LiteTable> out = new HashMap<>();
     heads.forEach((name, h) -> out.put(name, new LiteTable(name, h.schema, h.name, h.key,
-        columns.getOrDefault(name, Map.of()), hidden.getOrDefault(name, Set.of()))));
+        columns.getOrDefault(name, Map.of()), hidden.getOrDefault(name, Set.of()), h.copying)));
     return out;
   }
 
-  void insertTable(String table, QualifiedName upstream, List<String> key, TableMetadata metadata)
+  void insertTable(String table, QualifiedName upstream, List<String> key, TableMetadata metadata, boolean copying)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + SqlNames.quote(MetadataTables.TABLES)
-        + " (table_name, upstream_schema, upstream_name, row_key, upstream_metadata) VALUES (?, ?, ?, ?, ?)")) {
+        + " (table_name, upstream_schema, upstream_name, row_key, upstream_metadata, copying)"
+        + " VALUES (?, ?, ?, ?, ?, ?)")) {
       ps.setString(1, table);
       ps.setString(2, upstream.schema());
       ps.setString(3, upstream.name());
       ps.setString(4, Json.stringList(key));
       ps.setString(5, metadata == null ? null : Json.metadata(metadata));
+      ps.setInt(6, copying ? 1 : 0);
+      ps.executeUpdate();
+    }
+  }
+
+  /** The table's copy is complete: it is stored under its own name from now on. */
+  void published(String table) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("UPDATE " + SqlNames.quote(MetadataTables.TABLES)
+        + " SET copying = 0 WHERE table_name = ?")) {
+      ps.setString(1, table);
       ps.executeUpdate();
     }
   }
