@@ -163,6 +163,8 @@ public final class BackfillBench {
 
     /** When each live row was first seen committed in the change-log topic (ns), to split the latency. */
     private final Map<Long, Long> inTopicAt = new ConcurrentHashMap<>();
+    /** When the worker's producer sent each live row (its record's CreateTime, ns): splits the source side. */
+    private final Map<Long, Long> sentAt = new ConcurrentHashMap<>();
     private final Map<Double, Long> slowestIds = new ConcurrentHashMap<>();
     private final Thread topicWatcher;
 
@@ -240,6 +242,8 @@ public final class BackfillBench {
                   && ins.relation().name().equals("live")
                   && ins.row().get("id") instanceof io.pg2lite.protocol.value.Value.Int id) {
                 inTopicAt.putIfAbsent(id.value(), now);
+                // CreateTime: the producer's send (the source sets no timestamp), on the nanoTime scale.
+                sentAt.putIfAbsent(id.value(), now - (System.currentTimeMillis() - r.timestamp()) * 1_000_000L);
               }
             }
           }
@@ -268,8 +272,10 @@ public final class BackfillBench {
               Long id = slowestIds.get(e.getKey());
               Long topicAt = id == null ? null : inTopicAt.get(id);
               Long at = id == null ? null : commitTimes.get(id);
-              String split = topicAt == null || at == null ? "" : String.format(" (in the topic after %.0f ms)",
-                  (topicAt - at) / 1e6);
+              Long sent = id == null ? null : sentAt.get(id);
+              String split = topicAt == null || at == null || sent == null ? ""
+                  : String.format(" (sent after %.0f ms, in the topic after %.0f ms)", (sent - at) / 1e6,
+                      (topicAt - at) / 1e6);
               return String.format("%.0f ms @ %.1f s%s", e.getKey(), e.getValue(), split);
             }).toList()
             + String.format(" (slowest look at the replica %.0f ms)", slowestQueryMs);
