@@ -80,6 +80,9 @@ public final class PostgresTableCopySource implements TableCopySource {
       s.execute("SET LOCAL IntervalStyle = 'iso_8601'");
       s.execute("SET LOCAL bytea_output = 'hex'");
       s.execute("SET LOCAL extra_float_digits = 3");
+      // A copy is low priority: its count(*) must not take parallel workers (every core of a
+      // small database host) away from the live workload and the walsender.
+      s.execute("SET LOCAL max_parallel_workers_per_gather = 0");
     }
   }
 
