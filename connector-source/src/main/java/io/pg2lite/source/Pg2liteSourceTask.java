@@ -37,10 +37,11 @@ import org.slf4j.LoggerFactory;
  * Postgres the position in those stored offsets, never anything newer.
  *
  * <p>Exactly-once: when the worker gives a transaction context (connector-defined boundaries), a
- * Kafka transaction only ever closes after a complete upstream transaction (commit, rollback or
- * heartbeat): one Kafka transaction per run of complete upstream transactions, never part of one,
- * so a read_committed consumer sees upstream transactions whole or not at all. How long a run is
- * follows {@link KafkaCommitPolicy}: long while catching up, one poll once caught up.
+ * Kafka transaction closes after a complete upstream transaction (commit, rollback or heartbeat):
+ * one Kafka transaction per run of complete upstream transactions. How long a run is follows
+ * {@link KafkaCommitPolicy}: long while catching up, one poll once caught up. Only an upstream
+ * transaction too large for Connect to hold in memory spans several Kafka transactions
+ * ({@code exactly.once.split.records}/{@code .bytes}); consumers act on its commit only.
  */
 public class Pg2liteSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
@@ -139,7 +140,8 @@ public class Pg2liteSourceTask extends SourceTask {
         pending = state.pending();
         records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
         fullBatch = upstream.batchSize();
-        commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, System::nanoTime);
+        commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, config.splitRecords,
+            config.splitBytes, System::nanoTime);
         multiplexer = mux;
         stream = upstream;
         if (metrics == null) {
@@ -202,20 +204,27 @@ public class Pg2liteSourceTask extends SourceTask {
     }
     List<SourceRecord> out = new ArrayList<>(emitted.size());
     SourceRecord lastBoundary = null;
+    long bytes = 0;
     for (Emitted e : emitted) {
       SourceRecord r = records.toRecord(e);
       out.add(r);
+      bytes += ((byte[]) r.value()).length;
       metrics.recordEmitted(e);
       if (e.endsTransaction()) {
         lastBoundary = r;
       }
     }
-    if (transactions != null && lastBoundary != null) {
-      if (commitPolicy.shouldCommit(batchEvents)) {
+    if (transactions != null) {
+      commitPolicy.written(out.size(), bytes);
+      if (lastBoundary != null && commitPolicy.shouldCommit(batchEvents)) {
         transactions.commitTransaction(lastBoundary);
         uncommitted = false;
+      } else if (commitPolicy.shouldSplit()) {
+        // A huge upstream transaction: bound what Connect holds (KafkaCommitPolicy, rule 2).
+        transactions.commitTransaction(out.get(out.size() - 1));
+        uncommitted = false;
       } else {
-        uncommitted = true;
+        uncommitted = uncommitted || lastBoundary != null;
       }
     }
     return out.isEmpty() ? null : out;

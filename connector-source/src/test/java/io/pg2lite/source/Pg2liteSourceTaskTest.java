@@ -335,6 +335,49 @@ class Pg2liteSourceTaskTest {
     assertEquals(1, kafkaCommits.size());
   }
 
+  /**
+   * A transaction larger than the split bound spans several Kafka transactions: each commits
+   * where the bound is reached, inside the upstream transaction, and every record of it keeps the
+   * position of the commit before (a restart repeats the transaction whole, behind a rollback).
+   */
+  @Test
+  void exactlyOnceSplitsAHugeTransactionAcrossKafkaTransactionsWithoutMovingThePosition() throws Exception {
+    exactlyOnce = true;
+    start(Map.of(SourceConfig.SPLIT_RECORDS_CONFIG, "3"));
+    List<SourceRecord> first = poll(begin(7), insert(7, 1));
+    assertEquals(List.of(), kafkaCommits, "2 records: under the bound");
+    List<SourceRecord> second = poll(insert(7, 2), insert(7, 3));
+    assertEquals(List.of(second.get(1)), kafkaCommits, "4 records: committed inside the upstream transaction");
+    List<SourceRecord> third = poll(insert(7, 4));
+    assertEquals(1, kafkaCommits.size(), "the count starts again after a commit");
+    List<SourceRecord> last = poll(end(7, "0/2000"));
+    assertEquals(List.of(second.get(1), last.get(0)), kafkaCommits, "caught up: the commit record closes it");
+    List<SourceRecord> all = new ArrayList<>(first);
+    all.addAll(second);
+    all.addAll(third);
+    for (SourceRecord r : all) {
+      assertEquals(V.nextMinor(), storedCommit(r), "a split never moves the stored position");
+    }
+    assertEquals(Watermark.fromLsn("0/2000"), storedCommit(last.get(0)));
+  }
+
+  @Test
+  void theSplitBoundCountsValueBytesToo() throws Exception {
+    exactlyOnce = true;
+    start(Map.of(SourceConfig.SPLIT_BYTES_CONFIG, "100"));
+    List<SourceRecord> out = poll(begin(7), insert(7, 1), insert(7, 2));
+    long bytes = out.stream().mapToLong(r -> ((byte[]) r.value()).length).sum();
+    assertTrue(bytes >= 100, "the fixture is over the bound: " + bytes);
+    assertEquals(List.of(out.get(2)), kafkaCommits);
+  }
+
+  @Test
+  void withoutExactlyOnceNothingIsCommitted() throws Exception {
+    start(Map.of(SourceConfig.SPLIT_RECORDS_CONFIG, "1"));
+    poll(begin(7), insert(7, 1), insert(7, 2), end(7, "0/2000"));
+    assertEquals(List.of(), kafkaCommits, "no transaction context: Connect commits offsets on its own");
+  }
+
   @Test
   void aTransientStartUpFailureIsRetriedFromPollAfterTheBackoff() throws Exception {
     prepareFailures.add(new RetriableException("broker not available"));

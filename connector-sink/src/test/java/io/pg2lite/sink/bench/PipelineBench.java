@@ -37,7 +37,9 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * statement to the replica holding its last row. Latency: 50 single-row transactions 100 ms apart (after 20 uncounted),
  * commit returned in Postgres → row visible to a separate reader of the replica (polled every ms).
  * CPU: this JVM's (broker, worker, both connectors), not Postgres'. Arguments {@code throughput} and/or
- * {@code latency} pick the workloads (default: both).
+ * {@code latency} pick the workloads (default: both). {@code -Dpg2lite.bench.eos=false} runs the
+ * same on a worker without exactly-once source support (at-least-once: no Kafka transactions; the
+ * sink is idempotent by watermark and offset).
  */
 public final class PipelineBench {
   public static void main(String[] args) throws Exception {
@@ -58,6 +60,9 @@ public final class PipelineBench {
       }
       if (latency) {
         latencyWorkload(db, replica, stack.kafka().bootstrapServers(), topic);
+      }
+      if (atLeastOnceWorker != null) {
+        atLeastOnceWorker.close();
       }
     }
   }
@@ -157,20 +162,40 @@ public final class PipelineBench {
     }
   }
 
+  private static final boolean EXACTLY_ONCE = Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"));
+
+  /** The worker the bench runs on: the stack's (exactly-once enabled), or one without exactly-once. */
+  private static io.pg2lite.testkit.connect.ConnectWorker worker(TestStack stack) {
+    if (EXACTLY_ONCE) {
+      return stack.connect();
+    }
+    if (atLeastOnceWorker == null) {
+      atLeastOnceWorker = stack.newConnectWorker().set("exactly.once.source.support", "disabled").start();
+    }
+    return atLeastOnceWorker;
+  }
+
+  private static io.pg2lite.testkit.connect.ConnectWorker atLeastOnceWorker;
+
   private static void start(TestStack stack, TestDatabase db, String topic, Path replica) {
     Map<String, String> s = ConnectorConfigs.source(stack, "bench-source", db.name(), "bench", topic);
+    if (!EXACTLY_ONCE) {
+      s.remove("exactly.once.support");
+      s.remove("transaction.boundary");
+    }
+    System.out.printf("exactly-once %s%n", EXACTLY_ONCE);
     // Latency tuning (docs/performance.md): Debezium's queue poll interval, and the sink's fetch wait.
     s.put("debezium.poll.interval.ms", System.getProperty("pg2lite.bench.pollMs", "5"));
     String linger = System.getProperty("pg2lite.bench.lingerMs");
     if (linger != null) {
       s.put("producer.override.linger.ms", linger);
     }
-    stack.connect().rest().putConnector("bench-source", s);
-    stack.connect().rest().awaitRunning("bench-source", Duration.ofSeconds(90));
+    worker(stack).rest().putConnector("bench-source", s);
+    worker(stack).rest().awaitRunning("bench-source", Duration.ofSeconds(90));
     Map<String, String> k = ConnectorConfigs.sink(stack, "bench-sink", topic, replica);
     k.put("consumer.override.fetch.max.wait.ms", System.getProperty("pg2lite.bench.fetchWaitMs", "5"));
-    stack.connect().rest().putConnector("bench-sink", k);
-    stack.connect().rest().awaitRunning("bench-sink", Duration.ofSeconds(90));
+    worker(stack).rest().putConnector("bench-sink", k);
+    worker(stack).rest().awaitRunning("bench-sink", Duration.ofSeconds(90));
     awaitReplica(replica, "SELECT count(*) FROM item", "0");
   }
 

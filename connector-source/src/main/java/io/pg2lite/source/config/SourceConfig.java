@@ -76,8 +76,20 @@ public final class SourceConfig {
   private static final String COMMIT_INTERVAL_DOC = "Exactly-once mode: while the source is catching up, complete "
       + "upstream transactions are grouped into one Kafka transaction for up to this long (a Kafka commit is "
       + "synchronous and costly). Once caught up, each poll commits at once. A Kafka transaction never ends "
-      + "inside an upstream transaction.";
+      + "inside an upstream transaction unless it reaches exactly.once.split.records or exactly.once.split.bytes.";
   public static final long COMMIT_INTERVAL_DEFAULT = 250L;
+  public static final String SPLIT_RECORDS_CONFIG = "exactly.once.split.records";
+  private static final String SPLIT_RECORDS_DOC = "Exactly-once mode: a Kafka transaction that holds this many "
+      + "records commits even inside an upstream transaction. Connect keeps every record of an open Kafka "
+      + "transaction in memory (about 1.5 KB each), so this bounds the worker's heap whatever the size of an "
+      + "upstream transaction. Consumers see such a transaction's prefix before its commit; they act only on "
+      + "commit (docs/protocol.md).";
+  public static final long SPLIT_RECORDS_DEFAULT = 20_000L;
+  public static final String SPLIT_BYTES_CONFIG = "exactly.once.split.bytes";
+  private static final String SPLIT_BYTES_DOC = "Exactly-once mode: a Kafka transaction whose record values reach "
+      + "this many bytes commits even inside an upstream transaction (the bound of "
+      + SPLIT_RECORDS_CONFIG + " for wide rows).";
+  public static final long SPLIT_BYTES_DEFAULT = 16L * 1024 * 1024;
   public static final String RETRY_TIMEOUT_CONFIG = RetrySettings.TIMEOUT_CONFIG;
   public static final long RETRY_TIMEOUT_DEFAULT = RetrySettings.TIMEOUT_DEFAULT;
   public static final String RETRY_BACKOFF_MAX_CONFIG = RetrySettings.BACKOFF_MAX_CONFIG;
@@ -149,6 +161,10 @@ public final class SourceConfig {
             GROUP_TOPIC, 3, Width.SHORT, "Topic replication factor")
         .define(COMMIT_INTERVAL_CONFIG, Type.LONG, COMMIT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, COMMIT_INTERVAL_DOC, GROUP_TOPIC, 6, Width.SHORT, "Exactly-once commit interval")
+        .define(SPLIT_RECORDS_CONFIG, Type.LONG, SPLIT_RECORDS_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.LOW, SPLIT_RECORDS_DOC, GROUP_TOPIC, 7, Width.SHORT, "Exactly-once split records")
+        .define(SPLIT_BYTES_CONFIG, Type.LONG, SPLIT_BYTES_DEFAULT, ConfigDef.Range.atLeast(1),
+            Importance.LOW, SPLIT_BYTES_DOC, GROUP_TOPIC, 8, Width.SHORT, "Exactly-once split bytes")
         .define(HEARTBEAT_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, HEARTBEAT_TOPIC_DOC, GROUP_TOPIC, 4,
             Width.MEDIUM, "Heartbeat topic")
         .define(BACKFILL_BATCH_ROWS_CONFIG, Type.INT, BACKFILL_BATCH_ROWS_DEFAULT, ConfigDef.Range.between(1, 100_000),
@@ -185,6 +201,8 @@ public final class SourceConfig {
   public final String heartbeatTopic;
   public final String kafkaBootstrapServers;
   public final long commitIntervalMs;
+  public final long splitRecords;
+  public final long splitBytes;
   /** Settings for the source's own Kafka clients: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
   public final int backfillBatchRows;
@@ -218,6 +236,8 @@ public final class SourceConfig {
     heartbeatTopic = hb.isEmpty() ? topic + ".heartbeat" : hb;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
+    splitRecords = c.getLong(SPLIT_RECORDS_CONFIG);
+    splitBytes = c.getLong(SPLIT_BYTES_CONFIG);
     backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
     backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
     backfillMaxRowsPerSecond = c.getLong(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG);
