@@ -79,6 +79,12 @@ class FuzzIT {
    */
   private static final boolean LATE_SINK = Boolean.getBoolean("pg2lite.fuzz.lateSink");
   /**
+   * {@code -Dpg2lite.fuzz.splitRecords=N}: the source splits every upstream transaction of more
+   * than N records across Kafka transactions ({@code exactly.once.split.records}), so restarts
+   * land inside split transactions (a prefix committed, then a rollback and the whole again).
+   */
+  private static final String SPLIT_RECORDS = System.getProperty("pg2lite.fuzz.splitRecords");
+  /**
    * Features whose defects the fuzzer found and that are still open (issue 10's closing note and
    * docs/fuzzing.md list them): off unless {@code -Dpg2lite.fuzz.disable=} (empty) turns everything
    * on. Remove a name here in the commit that fixes its defect.
@@ -225,6 +231,9 @@ class FuzzIT {
       sourceConfig.put("database.port", String.valueOf(server.port()));
       sourceConfig.put("publication.name", workload.publication());
       sourceConfig.put("heartbeat.interval.ms", "1000");
+      if (SPLIT_RECORDS != null) {
+        sourceConfig.put("exactly.once.split.records", SPLIT_RECORDS);
+      }
       worker.rest().putConnector(source, sourceConfig);
       worker.rest().awaitRunning(source, WAIT);
       Map<String, String> sinkConfig = ConnectorConfigs.sink(stack, sink, topic, replica);
@@ -274,7 +283,8 @@ class FuzzIT {
           + " -Dit.test=FuzzIT -Dfailsafe.failIfNoSpecifiedTests=false -Dpg2lite.fuzz.seed=" + seed
           + " -Dpg2lite.fuzz.versions=" + version + (off == null ? "" : " -Dpg2lite.fuzz.disable=" + off)
           + (TRANSACTIONS == 60 ? "" : " -Dpg2lite.fuzz.transactions=" + TRANSACTIONS)
-          + (LATE_SINK ? " -Dpg2lite.fuzz.lateSink=true" : "");
+          + (LATE_SINK ? " -Dpg2lite.fuzz.lateSink=true" : "")
+          + (SPLIT_RECORDS == null ? "" : " -Dpg2lite.fuzz.splitRecords=" + SPLIT_RECORDS);
     }
 
     private void failOnStatementErrors(WorkloadRunner runner, String part, Path script) {
