@@ -39,9 +39,10 @@ import org.slf4j.LoggerFactory;
  * <p>Exactly-once: when the worker gives a transaction context (connector-defined boundaries), a
  * Kafka transaction closes after a complete upstream transaction (commit, rollback or heartbeat):
  * one Kafka transaction per run of complete upstream transactions. How long a run is follows
- * {@link KafkaCommitPolicy}: long while catching up, one poll once caught up. Only an upstream
- * transaction too large for Connect to hold in memory spans several Kafka transactions
- * ({@code exactly.once.split.records}/{@code .bytes}); consumers act on its commit only.
+ * {@link KafkaCommitPolicy}: long while catching up, one poll once caught up. When the open Kafka
+ * transaction reaches the bound of what Connect may hold in memory
+ * ({@code exactly.once.split.records}/{@code .bytes}), it commits where it is, and the upstream
+ * transaction then open spans several Kafka transactions; consumers act on its commit only.
  */
 public class Pg2liteSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
@@ -204,7 +205,9 @@ public class Pg2liteSourceTask extends SourceTask {
     }
     List<SourceRecord> out = new ArrayList<>(emitted.size());
     SourceRecord lastBoundary = null;
+    int recordsToBoundary = 0;
     long bytes = 0;
+    long bytesToBoundary = 0;
     for (Emitted e : emitted) {
       SourceRecord r = records.toRecord(e);
       out.add(r);
@@ -212,12 +215,16 @@ public class Pg2liteSourceTask extends SourceTask {
       metrics.recordEmitted(e);
       if (e.endsTransaction()) {
         lastBoundary = r;
+        recordsToBoundary = out.size();
+        bytesToBoundary = bytes;
       }
     }
     if (transactions != null) {
       commitPolicy.written(out.size(), bytes);
       if (lastBoundary != null && commitPolicy.shouldCommit(batchEvents)) {
         transactions.commitTransaction(lastBoundary);
+        // The records after the boundary open the next Kafka transaction: they count toward its bound.
+        commitPolicy.written(out.size() - recordsToBoundary, bytes - bytesToBoundary);
         uncommitted = false;
       } else if (commitPolicy.shouldSplit()) {
         // A huge upstream transaction: bound what Connect holds (KafkaCommitPolicy, rule 2).

@@ -362,6 +362,17 @@ class Pg2liteSourceTaskTest {
   }
 
   @Test
+  void recordsAfterACommitCountTowardTheNextKafkaTransactionsBound() throws Exception {
+    exactlyOnce = true;
+    start(Map.of(SourceConfig.SPLIT_RECORDS_CONFIG, "3"));
+    List<SourceRecord> first = poll(begin(7), insert(7, 1), end(7, "0/2000"), begin(8), insert(8, 2));
+    assertEquals(List.of(first.get(2)), kafkaCommits, "at transaction 7's commit");
+    List<SourceRecord> second = poll(insert(8, 3));
+    assertEquals(List.of(first.get(2), second.get(0)), kafkaCommits,
+        "begin 8 and its first change were already in the open Kafka transaction: 3 records, split");
+  }
+
+  @Test
   void theSplitBoundCountsValueBytesToo() throws Exception {
     exactlyOnce = true;
     start(Map.of(SourceConfig.SPLIT_BYTES_CONFIG, "100"));

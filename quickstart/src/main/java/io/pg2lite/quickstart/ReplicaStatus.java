@@ -38,6 +38,8 @@ final class ReplicaStatus implements AutoCloseable {
   /** Columns of each replica table at the last look (absent: the table was not there yet). */
   private final Map<String, Set<String>> columnsSeen = new HashMap<>();
   private final Set<String> backfilling = new HashSet<>();
+  /** Tables seen stored under the copying prefix: copied whole, hidden from readers until complete. */
+  private final Set<String> wholeCopies = new HashSet<>();
   /** Per table being copied: rows and time at the first look during the copy, for rate and ETA. */
   private final Map<String, long[]> copyStart = new HashMap<>();
   private final List<String> news = new ArrayList<>();
@@ -89,6 +91,9 @@ final class ReplicaStatus implements AutoCloseable {
         String hidden = scalar(s, "SELECT count(*) FROM \"_pg2lite.columns\" WHERE table_name = '"
             + t.replace("'", "''") + "' AND backfill IS NOT NULL");
         boolean copying = hidden != null && !"0".equals(hidden);
+        if (e.getValue().startsWith(COPYING)) {
+          wholeCopies.add(t);
+        }
         notice(t, columns(s, e.getValue()), copying, rows);
         out.append(' ').append(t).append(' ');
         if (copying) {
@@ -137,7 +142,8 @@ final class ReplicaStatus implements AutoCloseable {
       backfilling.add(table);
     } else if (backfilling.remove(table)) {
       copyStart.remove(table);
-      news.add(String.format("backfill of %s complete: %,d rows, visible to readers from now on", table, rows));
+      news.add(String.format("backfill of %s complete: %,d rows%s", table, rows,
+          wholeCopies.remove(table) ? ", visible to readers from now on" : ", its new values complete"));
     }
   }
 

@@ -124,6 +124,33 @@ class CopiedTableVisibilityTest {
     }
   }
 
+  /**
+   * A column added with a backfill while the table is copied whole joins the request, and its
+   * copy may run second: the table stays hidden until that column is complete too.
+   */
+  @Test
+  void aColumnAddedDuringTheCopyKeepsTheTableHiddenUntilItIsCopiedToo() throws Exception {
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      ChangeMessages m = ChangeMessages.after("0/50");
+      createBk().apply(m);
+      m.begin(2).change(new SchemaChange.AddColumn(BK_NAME, new Column("w", ColumnSpec.of(3, "text")), null,
+          new BackfillId(3))).commit("0/120");
+      copy("0/150", List.of(List.of(Value.of(1), Value.of("a")))).apply(m);
+      m.begin(3).change(completed("0/150")).commit("0/300");
+      h.feed(m.entries());
+      assertEquals(List.of(List.of(COPYING)), h.query(TABLES_SQL), "w is still being copied");
+
+      int done = m.entries().size();
+      m.beginBackfill().change(new DataChange.Backfill(BK, List.of("w"), Watermark.fromLsn("0/350"),
+          List.of(List.of(Value.of(1), Value.of("w1"))), null)).commitBackfill();
+      m.begin(4).change(new SchemaChange.BackfillCompleted(BK, List.of("w"), Watermark.fromLsn("0/350"),
+          new BackfillStatus(1, 1, null))).commit("0/400");
+      h.feed(m.entries().subList(done, m.entries().size()));
+      assertEquals(List.of(List.of("bk")), h.query(TABLES_SQL));
+      assertEquals(List.of(List.of(1, "a", "w1")), h.query("SELECT id, v, w FROM bk"));
+    }
+  }
+
   @Test
   void aTableWithSomeColumnsNotCopiedIsVisibleAtOnce() throws Exception {
     try (ReplicaHarness h = new ReplicaHarness(dir)) {

@@ -79,9 +79,9 @@ class FuzzIT {
    */
   private static final boolean LATE_SINK = Boolean.getBoolean("pg2lite.fuzz.lateSink");
   /**
-   * {@code -Dpg2lite.fuzz.splitRecords=N}: the source splits every upstream transaction of more
-   * than N records across Kafka transactions ({@code exactly.once.split.records}), so restarts
-   * land inside split transactions (a prefix committed, then a rollback and the whole again).
+   * {@code -Dpg2lite.fuzz.splitRecords=N}: the source commits its Kafka transaction every N
+   * records ({@code exactly.once.split.records}), inside upstream transactions, so restarts land
+   * inside split transactions (a prefix committed, then a rollback and the whole again).
    */
   private static final String SPLIT_RECORDS = System.getProperty("pg2lite.fuzz.splitRecords");
   /**

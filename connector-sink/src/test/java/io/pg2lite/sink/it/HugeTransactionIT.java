@@ -104,7 +104,8 @@ class HugeTransactionIT {
         assertEquals(Set.of((long) SMALL, (long) SMALL + ROWS), watch.counts,
             "a reader saw only the rows before the transaction, then all of them (" + watch.looks + " looks)");
         assertTrue(watch.looks > 10, "the reader looked during the transaction: " + watch.looks);
-        assertTrue(second.alive(), "the new worker ran the transaction in 256 MB");
+        assertTrue(second.alive(), "the new worker ran the transaction in 256 MB (it exits on OutOfMemoryError)");
+        assertTrue(!second.log().contains("OutOfMemoryError"), "no OutOfMemoryError in the new worker's log");
         System.out.printf("%s: peak heap of the new worker %d MB%n", name, second.peakHeapMb(gcFrom));
       }
       Ledger.Audit audit = ledger.audit(replica);
@@ -157,18 +158,24 @@ class HugeTransactionIT {
     volatile int looks;
     private final AtomicBoolean stop = new AtomicBoolean();
     private final Thread thread;
+    private Path replica;
+
+    private void look() {
+      try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
+          ResultSet rs = s.executeQuery("SELECT count(*) FROM acct")) {
+        rs.next();
+        counts.add(rs.getLong(1));
+        looks++;
+      } catch (SQLException e) {
+        // busy: the next look tells
+      }
+    }
 
     ReplicaWatch(Path replica) {
+      this.replica = replica;
       thread = new Thread(() -> {
         while (!stop.get()) {
-          try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
-              ResultSet rs = s.executeQuery("SELECT count(*) FROM acct")) {
-            rs.next();
-            counts.add(rs.getLong(1));
-            looks++;
-          } catch (SQLException e) {
-            // busy: the next look tells
-          }
+          look();
           try {
             Thread.sleep(50);
           } catch (InterruptedException e) {
@@ -179,9 +186,11 @@ class HugeTransactionIT {
       thread.start();
     }
 
+    /** Stops looking, after one last look that sees the final state. */
     void stop() throws InterruptedException {
       stop.set(true);
       thread.join();
+      look();
     }
 
     @Override

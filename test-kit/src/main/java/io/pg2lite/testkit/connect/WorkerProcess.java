@@ -105,7 +105,7 @@ public final class WorkerProcess implements AutoCloseable {
         "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider"));
     Path gc = workDir.resolve("worker-" + port + "-gc.log");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + maxHeap, "-Xlog:gc:file=" + gc, "-cp", classpath(),
+        "-Xmx" + maxHeap, "-XX:+ExitOnOutOfMemoryError", "-Xlog:gc:file=" + gc, "-cp", classpath(),
         "org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
     String jfr = System.getProperty("pg2lite.bench.jfr");
     if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
@@ -222,7 +222,7 @@ public final class WorkerProcess implements AutoCloseable {
     return peak;
   }
 
-  /** Whether the worker ran out of heap (it exits or logs OutOfMemoryError). */
+  /** Whether the worker still runs: it exits when it runs out of heap ({@code -XX:+ExitOnOutOfMemoryError}). */
   public boolean alive() {
     return process.isAlive();
   }

@@ -84,30 +84,28 @@ public final class ReplicaSchema {
 
   /**
    * Applies one schema change. A table being copied whole is published (renamed from
-   * {@link SqlNames#copying} to its own name) in the same SQLite transaction as the change that
-   * completes it: its {@code backfill-completed}, or a change that leaves none of its columns
-   * hidden. Readers therefore see either no table or the whole copied table, never a part.
+   * {@link SqlNames#copying} to its own name) in the same SQLite transaction as the change after
+   * which none of its columns is hidden any more: normally its {@code backfill-completed}; the
+   * completion of a column added during the copy, when that column's copy ran second; or a drop
+   * of the last hidden columns. Readers therefore see either no table or the whole table with
+   * every column complete, never a part.
    */
   public void apply(SchemaChange change) throws SQLException {
     applyChange(change);
-    if (change instanceof SchemaChange.BackfillCompleted bc) {
-      publish(require(bc.relation().table()), true);
-    } else {
-      for (LiteTable t : List.copyOf(tables.values())) {
-        publish(t, false);
+    for (LiteTable t : List.copyOf(tables.values())) {
+      if (t.isCopying() && !t.hasHiddenColumns()) {
+        publish(t);
       }
     }
   }
 
-  /** Stores a table being copied whole under its own name, once {@code complete} or nothing is hidden. */
-  private void publish(LiteTable t, boolean complete) throws SQLException {
-    if (t.isCopying() && (complete || !t.hasHiddenColumns())) {
-      LiteTable published = t.published();
-      exec("ALTER TABLE " + t.sqlName() + " RENAME TO " + published.sqlName());
-      rows.published(t.name());
-      put(published);
-      LOG.info("Copy of table \"{}\" complete: readers see it once this transaction commits", t.name());
-    }
+  /** Stores a table whose copy is complete under its own name. */
+  private void publish(LiteTable t) throws SQLException {
+    LiteTable published = t.published();
+    exec("ALTER TABLE " + t.sqlName() + " RENAME TO " + published.sqlName());
+    rows.published(t.name());
+    put(published);
+    LOG.info("Copy of table \"{}\" complete: readers see it once this transaction commits", t.name());
   }
 
   private void applyChange(SchemaChange change) throws SQLException {
