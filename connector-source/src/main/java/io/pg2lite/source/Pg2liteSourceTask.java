@@ -204,37 +204,48 @@ public class Pg2liteSourceTask extends SourceTask {
       return null;
     }
     List<SourceRecord> out = new ArrayList<>(emitted.size());
-    SourceRecord lastBoundary = null;
-    int recordsToBoundary = 0;
-    long bytes = 0;
-    long bytesToBoundary = 0;
+    int lastBoundary = -1;
     for (Emitted e : emitted) {
-      SourceRecord r = records.toRecord(e);
-      out.add(r);
-      bytes += ((byte[]) r.value()).length;
+      out.add(records.toRecord(e));
       metrics.recordEmitted(e);
       if (e.endsTransaction()) {
-        lastBoundary = r;
-        recordsToBoundary = out.size();
-        bytesToBoundary = bytes;
+        lastBoundary = out.size() - 1;
       }
     }
     if (transactions != null) {
-      commitPolicy.written(out.size(), bytes);
-      if (lastBoundary != null && commitPolicy.shouldCommit(batchEvents)) {
-        transactions.commitTransaction(lastBoundary);
-        // The records after the boundary open the next Kafka transaction: they count toward its bound.
-        commitPolicy.written(out.size() - recordsToBoundary, bytes - bytesToBoundary);
-        uncommitted = false;
-      } else if (commitPolicy.shouldSplit()) {
-        // A huge upstream transaction: bound what Connect holds (KafkaCommitPolicy, rule 2).
-        transactions.commitTransaction(out.get(out.size() - 1));
-        uncommitted = false;
-      } else {
-        uncommitted = uncommitted || lastBoundary != null;
-      }
+      endKafkaTransaction(out, lastBoundary, batchEvents);
     }
     return out.isEmpty() ? null : out;
+  }
+
+  /**
+   * Exactly-once: whether this poll's records close the open Kafka transaction, and where
+   * ({@link KafkaCommitPolicy}): at the last upstream transaction boundary ({@code boundary}, -1
+   * for none) when the grouping rule says so, else at the last record when the transaction holds
+   * the split bound.
+   */
+  private void endKafkaTransaction(List<SourceRecord> out, int boundary, int batchEvents) {
+    commitPolicy.written(out.size(), valueBytes(out, 0, out.size()));
+    if (boundary >= 0 && commitPolicy.shouldCommit(batchEvents)) {
+      transactions.commitTransaction(out.get(boundary));
+      // The records after the boundary open the next Kafka transaction: they count toward its bound.
+      commitPolicy.written(out.size() - boundary - 1, valueBytes(out, boundary + 1, out.size()));
+      uncommitted = false;
+    } else if (commitPolicy.shouldSplit()) {
+      // A huge upstream transaction: bound what Connect holds (KafkaCommitPolicy, rule 2).
+      transactions.commitTransaction(out.get(out.size() - 1));
+      uncommitted = false;
+    } else {
+      uncommitted = uncommitted || boundary >= 0;
+    }
+  }
+
+  private static long valueBytes(List<SourceRecord> records, int from, int to) {
+    long bytes = 0;
+    for (SourceRecord r : records.subList(from, to)) {
+      bytes += ((byte[]) r.value()).length;
+    }
+    return bytes;
   }
 
   @Override

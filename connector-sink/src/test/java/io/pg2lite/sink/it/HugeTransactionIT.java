@@ -8,7 +8,6 @@ import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectRestClient;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -63,19 +62,8 @@ class HugeTransactionIT {
     try (TestDatabase db = stack.postgres().newDatabase(name); SqliteFiles files = new SqliteFiles()) {
       db.execute(Ledger.CREATE, "CREATE PUBLICATION " + name + "_pub FOR TABLE acct");
       Ledger ledger = new Ledger(db, 43);
-      Map<String, String> source = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
-      if (!exactlyOnce) {
-        source.remove("exactly.once.support");
-        source.remove("transaction.boundary");
-      }
       Path replica = files.newFile("r");
-      ConnectRestClient rest = first.rest();
-      rest.putConnector(name + "-source", source);
-      rest.awaitRunning(name + "-source", WAIT);
-      Map<String, String> sink = ConnectorConfigs.sink(stack, name + "-sink", topic, replica);
-      sink.put("consumer.override.session.timeout.ms", "10000"); // the killed worker's consumer leaves sooner
-      rest.putConnector(name + "-sink", sink);
-      rest.awaitRunning(name + "-sink", WAIT);
+      Pipeline.startConnectors(stack, first.rest(), name, db, topic, replica, exactlyOnce, Map.of(), WAIT);
       ledger.write(SMALL, null);
       Pipeline.awaitSame(db, replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT);
 

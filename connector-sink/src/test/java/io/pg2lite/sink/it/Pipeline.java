@@ -2,6 +2,7 @@ package io.pg2lite.sink.it;
 
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -192,6 +193,27 @@ final class Pipeline implements AutoCloseable {
   /** Waits until {@link #firstDifference} finds none. */
   void awaitSame(Path replica, String pgSql, String liteSql, Duration timeout) {
     awaitSame(db, replica, pgSql, liteSql, timeout);
+  }
+
+  /**
+   * Registers {@code <name>-source} and {@code <name>-sink} on a worker process (tests that kill
+   * workers) and waits until both run: the source with {@code sourceExtras}, exactly-once or not;
+   * the sink with a short consumer session, so a killed worker's consumer leaves sooner.
+   */
+  static void startConnectors(TestStack stack, ConnectRestClient rest, String name, TestDatabase db, String topic,
+      Path replica, boolean exactlyOnce, Map<String, String> sourceExtras, Duration timeout) {
+    Map<String, String> source = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
+    source.putAll(sourceExtras);
+    if (!exactlyOnce) {
+      source.remove("exactly.once.support");
+      source.remove("transaction.boundary");
+    }
+    rest.putConnector(name + "-source", source);
+    rest.awaitRunning(name + "-source", timeout);
+    Map<String, String> sink = ConnectorConfigs.sink(stack, name + "-sink", topic, replica);
+    sink.put("consumer.override.session.timeout.ms", "10000");
+    rest.putConnector(name + "-sink", sink);
+    rest.awaitRunning(name + "-sink", timeout);
   }
 
   /** As {@link #awaitSame(Path, String, String, Duration)}, for a database outside a pipeline. */

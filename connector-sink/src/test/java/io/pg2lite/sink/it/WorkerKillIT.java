@@ -7,7 +7,6 @@ import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectRestClient;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -47,20 +46,9 @@ class WorkerKillIT {
     try (TestDatabase db = stack.postgres().newDatabase(name); SqliteFiles files = new SqliteFiles()) {
       db.execute(Ledger.CREATE, "CREATE PUBLICATION " + name + "_pub FOR TABLE acct");
       Ledger ledger = new Ledger(db, exactlyOnce ? 41 : 42);
-      Map<String, String> source = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
-      source.put("heartbeat.interval.ms", "1000");
-      if (!exactlyOnce) {
-        source.remove("exactly.once.support");
-        source.remove("transaction.boundary");
-      }
       Path replica = files.newFile("r");
-      ConnectRestClient rest = first.rest();
-      rest.putConnector(name + "-source", source);
-      rest.awaitRunning(name + "-source", WAIT);
-      Map<String, String> sink = ConnectorConfigs.sink(stack, name + "-sink", topic, replica);
-      sink.put("consumer.override.session.timeout.ms", "10000"); // the killed worker's consumer leaves sooner
-      rest.putConnector(name + "-sink", sink);
-      rest.awaitRunning(name + "-sink", WAIT);
+      Pipeline.startConnectors(stack, first.rest(), name, db, topic, replica, exactlyOnce,
+          Map.of("heartbeat.interval.ms", "1000"), WAIT);
       ledger.write(20, null);
       Pipeline.awaitSame(db, replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT); // the initial copy is over
       ledger.writeLarge(50_000);

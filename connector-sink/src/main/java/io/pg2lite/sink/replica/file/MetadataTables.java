@@ -32,12 +32,12 @@ public final class MetadataTables {
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(STATE) + " (lock INTEGER PRIMARY KEY CHECK (lock = 1),"
         + " replica_version TEXT, watermark TEXT, topic TEXT, partition INTEGER, kafka_offset INTEGER,"
         + " log_seq INTEGER)");
-    addLogSeqColumn(s);
+    addColumnIfMissing(s, STATE, "log_seq", "INTEGER");
     plainSecondaryIndexes(s);
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(TABLES) + " (table_name TEXT PRIMARY KEY,"
         + " upstream_schema TEXT NOT NULL, upstream_name TEXT NOT NULL, row_key TEXT NOT NULL,"
         + " upstream_metadata TEXT, min_row_version TEXT NOT NULL DEFAULT '00', copying INTEGER NOT NULL DEFAULT 0)");
-    addCopyingColumn(s);
+    addColumnIfMissing(s, TABLES, "copying", "INTEGER NOT NULL DEFAULT 0");
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(COLUMNS) + " (table_name TEXT NOT NULL,"
         + " column_name TEXT NOT NULL, pos INTEGER NOT NULL, upstream_type TEXT NOT NULL, storage TEXT NOT NULL,"
         + " is_not_null INTEGER, character_max_length INTEGER, backfill TEXT,"
@@ -67,25 +67,19 @@ public final class MetadataTables {
   }
 
   /**
-   * A replica created before tables were copied under another name gets the column: its tables
-   * are all stored under their own names (0), copies in progress included.
+   * Adds {@code column} (with its type and constraints, {@code definition}) to {@code table} when an
+   * older replica lacks it: {@code log_seq} of the state row (null: no number known yet), and
+   * {@code copying} of the tables (0: a replica created before tables were copied under another
+   * name stores them all, copies in progress included, under their own names).
    */
-  private static void addCopyingColumn(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + TABLES + "') WHERE name = 'copying'")) {
+  private static void addColumnIfMissing(Statement s, String table, String column, String definition)
+      throws SQLException {
+    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = '" + column
+        + "'")) {
       if (rs.next()) {
         return;
       }
     }
-    s.execute("ALTER TABLE " + SqlNames.quote(TABLES) + " ADD COLUMN copying INTEGER NOT NULL DEFAULT 0");
-  }
-
-  /** A replica created before sequence numbers gets the column (null: no number known yet). */
-  private static void addLogSeqColumn(Statement s) throws SQLException {
-    try (ResultSet rs = s.executeQuery("SELECT 1 FROM pragma_table_info('" + STATE + "') WHERE name = 'log_seq'")) {
-      if (rs.next()) {
-        return;
-      }
-    }
-    s.execute("ALTER TABLE " + SqlNames.quote(STATE) + " ADD COLUMN log_seq INTEGER");
+    s.execute("ALTER TABLE " + SqlNames.quote(table) + " ADD COLUMN " + column + " " + definition);
   }
 }

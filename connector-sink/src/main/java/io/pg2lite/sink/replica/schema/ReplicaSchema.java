@@ -88,14 +88,15 @@ public final class ReplicaSchema {
    * which none of its columns is hidden any more: normally its {@code backfill-completed}; the
    * completion of a column added during the copy, when that column's copy ran second; or a drop
    * of the last hidden columns. Readers therefore see either no table or the whole table with
-   * every column complete, never a part.
+   * every column complete, never a part. Only those two changes ever clear a hidden column.
    */
   public void apply(SchemaChange change) throws SQLException {
     applyChange(change);
-    for (LiteTable t : List.copyOf(tables.values())) {
-      if (t.isCopying() && !t.hasHiddenColumns()) {
-        publish(t);
-      }
+    QualifiedName unhidden = change instanceof SchemaChange.BackfillCompleted bc ? bc.relation().table()
+        : change instanceof SchemaChange.DropColumn d ? d.table() : null;
+    LiteTable t = unhidden == null ? null : table(unhidden);
+    if (t != null && t.isCopying() && !t.hasHiddenColumns()) {
+      publish(t);
     }
   }
 
