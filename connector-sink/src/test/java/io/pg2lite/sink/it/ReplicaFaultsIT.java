@@ -180,6 +180,9 @@ class ReplicaFaultsIT {
       Path replica = p.files.newFile("r");
       Map<String, String> small = Map.of("replica.max.size.bytes", "262144");
       String sink = p.startSink("r", replica, small);
+      // The initial copy of acct (empty) completes first: a table copied whole is visible only
+      // then (ADR 0014), and a replica full before that would have no acct to check.
+      p.awaitBackfilled(replica, "acct", WAIT);
       ledger.write(50, null);
       for (int i = 0; i < 10; i++) {
         ledger.writeLarge(500);
