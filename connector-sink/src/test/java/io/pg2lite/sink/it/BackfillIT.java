@@ -332,7 +332,18 @@ class BackfillIT {
         p.worker.rest().restart(source);
         // The status may still say RUNNING from before the restart: wait for what only the
         // restarted task does, a second snapshot of the table.
-        Await.until("the restarted task copying from a new snapshot", LONG, () -> p.backfillSnapshots("s").size() >= 2);
+        // A restarted task that FAILED fails the wait at once with its trace; a timeout says what
+        // the log held (a copy completed before the restart took effect takes no new snapshot).
+        Await.until("the restarted task copying from a new snapshot", LONG, () -> {
+          if (p.backfillSnapshots("s").size() >= 2) {
+            return true;
+          }
+          String failure = p.worker.rest().status(source).failure();
+          if (failure != null) {
+            throw new AssertionError("the restarted source failed: " + failure);
+          }
+          return false;
+        });
         p.worker.rest().awaitRunning(source, Pipeline.WAIT);
         p.awaitBackfilled(replica, "s", LONG);
       }

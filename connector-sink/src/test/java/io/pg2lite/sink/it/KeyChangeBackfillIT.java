@@ -63,7 +63,7 @@ class KeyChangeBackfillIT {
     int copied = -1;
     int moved = -1;
     try (TopicReader r = new TopicReader(p.stack.kafka().bootstrapServers(), p.topic)) {
-      List<ConsumerRecord<byte[], byte[]>> records = r.readFor(Duration.ofSeconds(3));
+      List<ConsumerRecord<byte[], byte[]>> records = r.readToEnd(Duration.ofMinutes(2));
       for (int i = 0; i < records.size(); i++) {
         Message m = codec.decode(records.get(i).value()).message();
         if (copied < 0 && m instanceof DataChange.Backfill b && b.relation().name().equals(table)

@@ -168,7 +168,7 @@ final class Pipeline implements AutoCloseable {
     List<String> out = new ArrayList<>();
     try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
         stack.kafka().bootstrapServers(), topic)) {
-      for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec : r.readFor(Duration.ofSeconds(2))) {
+      for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec : r.readToEnd(Duration.ofMinutes(2))) {
         io.pg2lite.protocol.message.Message m = codec.decode(rec.value()).message();
         if (m instanceof io.pg2lite.protocol.message.DataChange.Backfill b && b.relation().name().equals(table)
             && !out.contains(b.watermark().toString())) {
@@ -184,7 +184,7 @@ final class Pipeline implements AutoCloseable {
     io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
     try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
         stack.kafka().bootstrapServers(), topic)) {
-      return r.readFor(Duration.ofSeconds(2)).stream().map(rec -> codec.decode(rec.value()).message())
+      return r.readToEnd(Duration.ofMinutes(2)).stream().map(rec -> codec.decode(rec.value()).message())
           .anyMatch(m -> m instanceof io.pg2lite.protocol.message.SchemaChange.BackfillCompleted c
               && c.relation().name().equals(table));
     }

@@ -96,7 +96,7 @@ class SourceLineageIT {
   private static List<Long> seqs(TestStack stack, SourceFixture f) {
     try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
         stack.kafka().bootstrapServers(), f.topic)) {
-      return r.readFor(Duration.ofSeconds(1)).stream().map(rec -> Long.valueOf(new String(
+      return r.readToEnd(Duration.ofMinutes(1)).stream().map(rec -> Long.valueOf(new String(
           rec.headers().lastHeader(io.pg2lite.protocol.message.ChangeLogHeaders.SEQ).value(),
           java.nio.charset.StandardCharsets.UTF_8))).toList();
     }

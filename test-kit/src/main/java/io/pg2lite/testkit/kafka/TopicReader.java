@@ -48,6 +48,31 @@ public final class TopicReader implements AutoCloseable {
     return out;
   }
 
+  /**
+   * Reads everything the topic held when called: polls until the position of every partition has
+   * reached the end offset taken at the start (the last stable offset under read_committed), so
+   * a large topic is read whole however long that takes, unlike {@link #readFor}, which stops
+   * after a fixed time. Fails if {@code timeout} passes first, rather than return a prefix that a
+   * caller would mistake for the whole log.
+   */
+  public List<ConsumerRecord<byte[], byte[]>> readToEnd(Duration timeout) {
+    Map<TopicPartition, Long> end = endOffsets();
+    List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!reached(end)) {
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException("topic not read to its end " + end + " within " + timeout
+            + ": " + out.size() + " records read");
+      }
+      consumer.poll(Duration.ofMillis(100)).forEach(out::add);
+    }
+    return out;
+  }
+
+  private boolean reached(Map<TopicPartition, Long> end) {
+    return end.entrySet().stream().allMatch(e -> consumer.position(e.getKey()) >= e.getValue());
+  }
+
   /** Polls for {@code quiet}; returns what arrived (use to check that nothing does). */
   public List<ConsumerRecord<byte[], byte[]>> readFor(Duration quiet) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
