@@ -9,6 +9,7 @@ import io.pg2lite.backfill.state.BackfillStateMachine;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumPositions;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
+import io.pg2lite.source.debezium.DecoderReplicationStream;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -36,7 +37,8 @@ final class DebeziumStreamFactory implements StreamFactory {
   @Override
   public ReplicationStream replication(SourceConfig config, SourceTaskContext context,
       Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
-    return new DebeziumReplicationStream(config, context, storedOffset, resumeOffset);
+    return config.decoderReader ? new DecoderReplicationStream(config, storedOffset, resumeOffset)
+        : new DebeziumReplicationStream(config, context, storedOffset, resumeOffset);
   }
 
   @Override

@@ -24,8 +24,20 @@ final class ConnectValueMapper {
    * (Debezium's placeholder) are left out of the row.
    */
   Row row(Struct struct) {
+    return row(struct, java.util.Set.of());
+  }
+
+  /**
+   * The row image of a row struct without the columns named in {@code absent} (unchanged TOASTed
+   * columns the decoder flagged itself, see {@link DecodedMessageMapper}) nor those holding
+   * Debezium's placeholder.
+   */
+  Row row(Struct struct, java.util.Set<String> absent) {
     Row.Builder row = Row.builder();
     for (Field f : struct.schema().fields()) {
+      if (absent.contains(f.name())) {
+        continue;
+      }
       // Never Struct.get: it substitutes the column's DEFAULT for an explicit NULL, which would
       // silently write the default into every replica.
       Object raw = struct.getWithoutDefault(f.name());

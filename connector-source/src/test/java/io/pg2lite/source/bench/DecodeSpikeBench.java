@@ -1,19 +1,11 @@
 package io.pg2lite.source.bench;
 
 import com.sun.management.OperatingSystemMXBean;
-import io.debezium.config.Configuration;
-import io.debezium.connector.postgresql.LowerLayerAccess;
-import io.debezium.connector.postgresql.PostgresConnectorConfig;
-import io.debezium.connector.postgresql.PostgresSchema;
-import io.debezium.connector.postgresql.TypeRegistry;
-import io.debezium.connector.postgresql.connection.PostgresConnection;
-import io.debezium.connector.postgresql.connection.ReplicationConnection;
-import io.debezium.connector.postgresql.connection.ReplicationMessage;
-import io.debezium.connector.postgresql.connection.ReplicationStream;
-import io.debezium.connector.postgresql.connection.WalPositionLocator;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.debezium.DebeziumReplicationStream;
+import io.pg2lite.source.debezium.DecoderReplicationStream;
 import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -22,17 +14,14 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.sql.Connection;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Predicate;
 import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.storage.OffsetStorageReader;
-import org.postgresql.core.BaseConnection;
 
 /**
  * Spike (issue 13 section 1): is Debezium's lower layer, without its envelope, at least twice as
@@ -46,10 +35,12 @@ import org.postgresql.core.BaseConnection;
  *       task: streaming thread, offsets, source info, Connect {@code Struct} envelopes, the
  *       change-event queue, then our mapping to {@link ReplicationEvent}s), polled until 100,000
  *       {@link ReplicationEvent.RowChange}s arrived.</li>
- *   <li><b>B, lower layer</b>: a Debezium {@link ReplicationConnection} with its
- *       {@code PgOutputMessageDecoder}, read with {@link ReplicationStream#readPending} on this
- *       thread; every column value of every insert is resolved to a Java object
- *       ({@code Column.getValue}, through the type registry), until 100,000 inserts.</li>
+ *   <li><b>B, lower layer</b>: pg2lite's {@link DecoderReplicationStream} (ADR 0015): Debezium's
+ *       replication connection and {@code PgOutputMessageDecoder}, read on the polling thread,
+ *       every value converted by the table's Debezium converters and mapped to the same
+ *       {@link ReplicationEvent}s, until 100,000 {@link ReplicationEvent.RowChange}s. (The spike
+ *       of ADR 0015 ran a bare decode loop here, resolving values to Java objects only; B is now
+ *       the reader the source uses.)</li>
  * </ul>
  * Both paths see a fully written backlog, so what is measured is the Java side draining it, not
  * the writer. The headline window runs from the first row received to the 100,000th ("drain");
@@ -72,7 +63,6 @@ public final class DecodeSpikeBench {
   private static final int ROWS = TRANSACTIONS * ROWS_PER_TRANSACTION;
   /** Rounds of A and B ({@code -Dspike.rounds}, default 3); medians are over all rounds. */
   private static final int ROUNDS = Integer.getInteger("spike.rounds", 3);
-  private static boolean valueTypesShown;
 
   /** One path's figures for one round. */
   private record Run(String path, double totalSeconds, double drainSeconds, long processCpuNs, long decodeCpuNs,
@@ -128,8 +118,13 @@ public final class DecodeSpikeBench {
         median(envelope, Run::decodeCpuUsPerRow), median(lower, Run::decodeCpuUsPerRow));
   }
 
-  /** Path A: today's stream, Debezium's task inside, polled like {@code Pg2liteSourceTask} polls it. */
+  /** Path A: Debezium's whole task inside {@link DebeziumReplicationStream}, polled like the task polls it. */
   private static Run envelope(PostgresServer pg, TestDatabase db, String slot) throws Exception {
+    return drain("envelope", new DebeziumReplicationStream(config(pg, db, slot), new NoKafkaContext(), () -> null,
+        () -> null), t -> t == Thread.currentThread().getId() || isCoordinator(t));
+  }
+
+  private static SourceConfig config(PostgresServer pg, TestDatabase db, String slot) {
     Map<String, String> props = new HashMap<>();
     props.put("database.hostname", pg.host());
     props.put("database.port", String.valueOf(pg.port()));
@@ -141,12 +136,13 @@ public final class DecodeSpikeBench {
     props.put("topic", "unused");
     props.put("kafka.bootstrap.servers", "unused:9092");
     props.put("heartbeat.interval.ms", "0"); // a heartbeat would write to the WAL the other slot decodes
-    SourceConfig config = new SourceConfig(props);
-    Window w = new Window(t -> t == Thread.currentThread().getId() || isCoordinator(t));
+    return new SourceConfig(props);
+  }
+
+  /** Polls {@code stream} from the slot's confirmed position until 100,000 row changes arrived. */
+  private static Run drain(String path, ReplicationStream stream, Predicate<Long> decodeThreads) throws Exception {
+    Window w = new Window(decodeThreads);
     long rows = 0;
-    // No stored offset: Debezium starts at the slot's confirmed position (a schema-only snapshot first).
-    DebeziumReplicationStream stream = new DebeziumReplicationStream(config, new NoKafkaContext(), () -> null,
-        () -> null);
     try {
       stream.start();
       while (rows < ROWS) {
@@ -160,98 +156,20 @@ public final class DecodeSpikeBench {
           }
         }
       }
-      return w.end("envelope");
+      return w.end(path);
     } finally {
       stream.close();
     }
   }
 
   /**
-   * Path B: Debezium's replication connection and pgoutput decoder on this thread, every value of
-   * every insert resolved to a Java object. Set up as {@code PostgresConnectorTask} sets it up
-   * (type registry, main JDBC connection, schema, a metadata connection the decoder owns).
+   * Path B: pg2lite's {@link DecoderReplicationStream} (ADR 0015): Debezium's replication
+   * connection and pgoutput decoder on this thread, values converted by the table's Debezium
+   * converters and mapped to {@link ReplicationEvent}s, polled like the task polls it.
    */
   private static Run lower(PostgresServer pg, TestDatabase db, String slot) throws Exception {
-    Map<String, String> props = new HashMap<>();
-    props.put("name", "spike");
-    props.put("topic.prefix", "spike");
-    props.put("database.hostname", pg.host());
-    props.put("database.port", String.valueOf(pg.port()));
-    props.put("database.dbname", db.name());
-    props.put("database.user", pg.user());
-    props.put("database.password", pg.password());
-    props.put("plugin.name", "pgoutput");
-    props.put("slot.name", slot);
-    props.put("publication.name", "spike_pub");
-    props.put("publication.autocreate.mode", "disabled");
-    props.put("include.unknown.datatypes", "true");
-    Configuration raw = Configuration.from(props);
-    PostgresConnectorConfig config = new PostgresConnectorConfig(raw);
-    Window w = new Window(t -> t == Thread.currentThread().getId());
-    TypeRegistry types = PostgresConnection.createTypeRegistry(config.getJdbcConfig());
-    long[] counts = new long[3]; // inserts, transactions, value hash (keeps the values alive)
-    try (PostgresConnection jdbc = new PostgresConnection(config, types, PostgresConnection.CONNECTION_GENERAL)) {
-      PostgresSchema schema = LowerLayerAccess.schema(raw, config, jdbc);
-      // The decoder closes its metadata connection when the replication connection closes.
-      PostgresConnection metadata = new PostgresConnection(config, types, "pg2lite spike metadata");
-      ReplicationStream.ReplicationMessageProcessor processor = message -> {
-        ReplicationMessage.Operation op = message.getOperation();
-        if (op == ReplicationMessage.Operation.INSERT) {
-          for (ReplicationMessage.Column c : message.getNewTupleList()) {
-            Object v = c.getValue(() -> jdbc.connection().unwrap(BaseConnection.class), true);
-            counts[2] += v == null ? 0 : v.hashCode();
-          }
-          if (counts[0]++ == 0) {
-            w.firstRow();
-            showValueTypes(message, jdbc);
-          }
-        } else if (op == ReplicationMessage.Operation.COMMIT) {
-          counts[1]++;
-        }
-      };
-      try (ReplicationConnection replication = ReplicationConnection.builder(config)
-          .withSlot(slot)
-          .withPublication("spike_pub")
-          .withTableFilter(config.getTableFilters())
-          .withPublicationAutocreateMode(PostgresConnectorConfig.AutoCreateMode.DISABLED)
-          .withPlugin(PostgresConnectorConfig.LogicalDecoder.PGOUTPUT)
-          .dropSlotOnClose(false)
-          .statusUpdateInterval(Duration.ofSeconds(1))
-          .withTypeRegistry(types)
-          .withSchema(schema)
-          .jdbcMetadataConnection(metadata)
-          .build()) {
-        // No LSN: start at the slot's confirmed position; the locator filters nothing.
-        ReplicationStream stream = replication.startStreaming(new WalPositionLocator());
-        try {
-          while (counts[0] < ROWS) {
-            if (!stream.readPending(processor)) {
-              LockSupport.parkNanos(1_000_000); // nothing buffered: Debezium's loop pauses too
-            }
-          }
-        } finally {
-          stream.close();
-        }
-      }
-    }
-    if (counts[1] < TRANSACTIONS - 1) {
-      throw new IllegalStateException("only " + counts[1] + " commits for " + counts[0] + " inserts");
-    }
-    return w.end("lower");
-  }
-
-  /** Once per JVM: what {@code getValue} resolved the first insert's columns to. */
-  private static void showValueTypes(ReplicationMessage insert, PostgresConnection jdbc) throws java.sql.SQLException {
-    if (valueTypesShown) {
-      return;
-    }
-    valueTypesShown = true;
-    List<String> types = new ArrayList<>();
-    for (ReplicationMessage.Column c : insert.getNewTupleList()) {
-      Object v = c.getValue(() -> jdbc.connection().unwrap(BaseConnection.class), true);
-      types.add(c.getName() + " " + c.getType().getName() + " -> " + (v == null ? "null" : v.getClass().getName()));
-    }
-    System.out.println("  lower layer values of " + insert.getTable() + ": " + String.join(", ", types));
+    return drain("lower", new DecoderReplicationStream(config(pg, db, slot), () -> null, () -> null),
+        t -> t == Thread.currentThread().getId());
   }
 
   private static boolean isCoordinator(long threadId) {

@@ -1,0 +1,218 @@
+package io.pg2lite.source.debezium;
+
+import io.debezium.connector.postgresql.PostgresSchema;
+import io.debezium.connector.postgresql.PostgresStreamingChangeEventSource.PgConnectionSupplier;
+import io.debezium.connector.postgresql.connection.LogicalDecodingMessage;
+import io.debezium.connector.postgresql.connection.ReplicationMessage;
+import io.debezium.relational.Column;
+import io.debezium.relational.Table;
+import io.debezium.relational.TableId;
+import io.debezium.relational.TableSchema;
+import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.watermark.Lsn;
+import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.replication.ReplicationEvent.RowOp;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Struct;
+import org.apache.kafka.connect.errors.ConnectException;
+
+/**
+ * Turns the messages of Debezium's pgoutput decoder ({@link ReplicationMessage}) into
+ * {@link ReplicationEvent}s, with no Connect envelope in between (ADR 0015).
+ *
+ * <p>Values take exactly the path they took inside Debezium's task: each column is resolved to a
+ * Java object by the decoder ({@code Column.getValue}), placed at its position in the table the
+ * decoder built from the Relation message, and converted by that table's {@link TableSchema}
+ * (Debezium's value converters, with pg2lite's fixed settings) into the row {@link Struct} that
+ * {@link ConnectValueMapper} reads. Only the envelope around that struct (source block, offsets,
+ * the change-event queue) is gone, so the change log's values stay byte for byte what they were.
+ *
+ * <p>Unchanged TOASTed columns are absent from the row. As in Debezium's task, an update whose
+ * old row image holds the column's value (REPLICA IDENTITY FULL) takes it from there instead.
+ *
+ * <p>A primary-key change is one UPDATE whose old image is the old key: pgoutput sends it that
+ * way, and this mapper keeps it that way (Debezium's task split it into a delete and a create).
+ *
+ * <p>The commit LSN of a transaction is the stream's last received LSN at its COMMIT message:
+ * the end of the commit record, which is what Debezium stored as {@code lsn_commit}. The position
+ * a TxEnd carries uses Debezium's offset keys, so positions stored by either reader resume the
+ * other.
+ */
+final class DecodedMessageMapper {
+  /** The schema of pg2lite's catalog objects in Postgres (install.sql): never replicated. */
+  private static final String CATALOG_SCHEMA = "pg2lite";
+
+  private final PostgresSchema schema;
+  private final PgConnectionSupplier connection;
+  private final ConnectValueMapper values = new ConnectValueMapper();
+  private long txId = -1;
+  private Instant commitTime;
+  private long events;
+
+  /**
+   * @param schema the schema the decoder fills from Relation messages
+   * @param connection the JDBC connection the decoder may need to resolve a value
+   */
+  DecodedMessageMapper(PostgresSchema schema, PgConnectionSupplier connection) {
+    this.schema = schema;
+    this.connection = connection;
+  }
+
+  /**
+   * Maps one decoded message; null for one that carries nothing pg2lite needs (origin, no-op,
+   * a change of pg2lite's own catalog).
+   *
+   * @param lastReceived the stream's last received LSN when the message was decoded
+   */
+  ReplicationEvent map(ReplicationMessage m, long lastReceived) {
+    switch (m.getOperation()) {
+      case BEGIN:
+        txId = m.getTransactionId().orElseThrow(() -> new ConnectException("pgoutput BEGIN without a transaction id"));
+        commitTime = m.getCommitTime();
+        events = 0;
+        return new ReplicationEvent.TxBegin(txId, commitTime);
+      case COMMIT:
+        long id = m.getTransactionId().orElse(txId);
+        ReplicationEvent end = new ReplicationEvent.TxEnd(id, new Lsn(lastReceived), events,
+            position(lastReceived, id, commitTime));
+        txId = -1;
+        return end;
+      case MESSAGE:
+        LogicalDecodingMessage message = (LogicalDecodingMessage) m;
+        Long messageTx = message.isTransactional() && message.getTransactionId().isPresent()
+            ? message.getTransactionId().getAsLong() : null;
+        events++;
+        return new ReplicationEvent.Message(messageTx, message.getPrefix(), message.getContent());
+      case INSERT:
+      case UPDATE:
+      case DELETE:
+      case TRUNCATE:
+        return change(m);
+      default:
+        return null; // ORIGIN, NOOP
+    }
+  }
+
+  /**
+   * A position after a commit, in Debezium's offset keys: {@code lsn_commit} is what a restart
+   * resumes after (and what {@link DebeziumPositions} reads); {@code lsn} and {@code lsn_proc},
+   * equal to it, let Debezium's own task resume from it too.
+   */
+  static Map<String, Object> position(long commitLsn, long txId, Instant commitTime) {
+    Map<String, Object> p = new HashMap<>();
+    p.put("lsn", commitLsn);
+    p.put("lsn_proc", commitLsn);
+    p.put("lsn_commit", commitLsn);
+    p.put("txId", txId);
+    p.put("messageType", "COMMIT");
+    if (commitTime != null) {
+      p.put("ts_usec", ChronoUnit.MICROS.between(Instant.EPOCH, commitTime));
+    }
+    return p;
+  }
+
+  private ReplicationEvent change(ReplicationMessage m) {
+    TableId id = tableId(m.getTable());
+    if (CATALOG_SCHEMA.equals(id.schema())) {
+      // pg2lite's own tables (pg2lite.schema_history is written inside every DDL's transaction)
+      // are never replicated, even when a FOR ALL TABLES publication carries them.
+      return null;
+    }
+    QualifiedName table = new QualifiedName(id.schema(), id.table());
+    long tx = m.getTransactionId().isPresent() ? m.getTransactionId().getAsLong() : txId;
+    events++;
+    if (m.getOperation() == ReplicationMessage.Operation.TRUNCATE) {
+      return new ReplicationEvent.Truncate(tx, table);
+    }
+    Table described = schema.tableFor(id);
+    TableSchema converters = schema.schemaFor(id);
+    if (described == null || converters == null) {
+      throw new ConnectException("pgoutput sent a change of " + id + " before describing the table (no Relation message)");
+    }
+    List<String> key = converters.keySchema() == null ? List.of()
+        : converters.keySchema().fields().stream().map(Field::name).toList();
+    switch (m.getOperation()) {
+      case INSERT:
+        return new ReplicationEvent.RowChange(tx, RowOp.INSERT, table, key, null,
+            row(described, converters, m.getNewTupleList(), Map.of()));
+      case UPDATE: {
+        Map<String, Object> old = new HashMap<>();
+        Row before = oldRow(described, converters, m.getOldTupleList(), old);
+        return new ReplicationEvent.RowChange(tx, RowOp.UPDATE, table, key, before,
+            row(described, converters, m.getNewTupleList(), old));
+      }
+      case DELETE:
+        return new ReplicationEvent.RowChange(tx, RowOp.DELETE, table, key,
+            oldRow(described, converters, m.getOldTupleList(), new HashMap<>()), null);
+      default:
+        throw new ConnectException("unexpected pgoutput operation " + m.getOperation() + " on " + id);
+    }
+  }
+
+  /** The old row image, or null when pgoutput sent none; fills {@code oldValues} for TOAST look-ups. */
+  private Row oldRow(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
+      Map<String, Object> oldValues) {
+    if (tuple == null || tuple.isEmpty()) {
+      return null;
+    }
+    return row(table, converters, tuple, Map.of(), oldValues);
+  }
+
+  private Row row(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
+      Map<String, Object> oldValues) {
+    return row(table, converters, tuple, oldValues, null);
+  }
+
+  /**
+   * One row image: every column the tuple carries at its position in {@code table}, converted by
+   * the table's converters; an unchanged TOASTed column takes its value from {@code oldValues}
+   * when it has a non-null one there, and is left out of the row otherwise.
+   *
+   * @param seen receives each column's resolved value (null: not wanted)
+   */
+  private Row row(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
+      Map<String, Object> oldValues, Map<String, Object> seen) {
+    Object[] data = new Object[Math.max(table.columns().size(), tuple.size())];
+    Set<String> absent = new HashSet<>();
+    for (ReplicationMessage.Column c : tuple) {
+      String name = c.getName();
+      Column column = table.columnWithName(name);
+      if (column == null || column.position() - 1 >= data.length) {
+        throw new ConnectException("pgoutput sent column \"" + name + "\" of " + table.id()
+            + ", which its Relation message did not describe");
+      }
+      Object value;
+      if (c.isToastedColumn()) {
+        value = oldValues.get(name);
+        if (value == null) {
+          absent.add(name);
+        }
+      } else {
+        value = c.getValue(connection, true);
+        if (seen != null) {
+          seen.put(name, value);
+        }
+      }
+      data[column.position() - 1] = value;
+    }
+    Struct struct = converters.valueFromColumnData(data);
+    return values.row(struct, absent);
+  }
+
+  /** The table a message names: pgoutput's messages name it schema-qualified and quoted. */
+  private static TableId tableId(String name) {
+    TableId id = TableId.parse(name, false);
+    if (id == null) {
+      throw new ConnectException("pgoutput named an unreadable table: " + name);
+    }
+    return id.schema() == null ? new TableId(id.catalog(), "public", id.table()) : id;
+  }
+}
