@@ -35,10 +35,70 @@ final class TemporalText {
     return year(t.toLocalDate().toString()) + "T" + time(t.toLocalTime().toNanoOfDay());
   }
 
-  /** A timestamptz as Debezium prints it (any offset), in the log's UTC form. */
+  /**
+   * A timestamptz as Debezium prints it (any offset), in the log's UTC form. Debezium prints UTC
+   * values ({@code 2025-01-02T03:04:05.123456Z}), which already are the log's form once the
+   * fraction is trimmed: that common case is copied without parsing (a profile showed the parse
+   * and re-format at a sixth of the source task's thread); any other form goes through
+   * {@link #parsedTimestampTz}, and both give the same text for every value.
+   */
   static String timestampTz(String isoWithOffset) {
+    String fast = utcFastPath(isoWithOffset);
+    return fast != null ? fast : parsedTimestampTz(isoWithOffset);
+  }
+
+  /** The general path: parsed, moved to UTC, printed in the log's form. */
+  static String parsedTimestampTz(String isoWithOffset) {
     Instant i = OffsetDateTime.parse(isoWithOffset).toInstant();
     return timestamp(i.getEpochSecond(), i.getNano()) + "Z";
+  }
+
+  /**
+   * {@code YYYY-MM-DDTHH:MM:SS[.f{1,9}]Z} with fields in range, in the log's form (fraction
+   * trimmed of trailing zeros); null for anything else (signed or 5-digit years, offsets).
+   */
+  private static String utcFastPath(String s) {
+    int n = s.length();
+    if (n < 20 || n > 30 || s.charAt(n - 1) != 'Z' || s.charAt(4) != '-' || s.charAt(7) != '-'
+        || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':') {
+      return null;
+    }
+    for (int i : new int[] {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}) {
+      if (!Character.isDigit(s.charAt(i)) || s.charAt(i) > '9') {
+        return null;
+      }
+    }
+    int month = two(s, 5);
+    int day = two(s, 8);
+    if (month < 1 || month > 12 || day < 1 || day > 28 && day > LocalDate.of(four(s), month, 1).lengthOfMonth()
+        || two(s, 11) > 23 || two(s, 14) > 59 || two(s, 17) > 59) {
+      return null;
+    }
+    int end = n - 1; // the Z
+    if (end == 19) {
+      return s;
+    }
+    if (s.charAt(19) != '.' || end == 20) {
+      return null;
+    }
+    for (int i = 20; i < end; i++) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return null;
+      }
+    }
+    int last = end - 1;
+    while (last >= 20 && s.charAt(last) == '0') {
+      last--;
+    }
+    return last < 20 ? s.substring(0, 19) + "Z" : s.substring(0, last + 1) + "Z";
+  }
+
+  private static int two(String s, int at) {
+    return (s.charAt(at) - '0') * 10 + (s.charAt(at + 1) - '0');
+  }
+
+  private static int four(String s) {
+    return two(s, 0) * 100 + two(s, 2);
   }
 
   /** A timetz as Debezium prints it (any offset), in the log's UTC form. */
@@ -123,12 +183,19 @@ final class TemporalText {
     if (nanos == 0) {
       return "";
     }
-    String digits = String.format("%09d", nanos);
-    int end = digits.length();
-    while (digits.charAt(end - 1) == '0') {
+    // nanos is 1..999,999,999: nine digits with leading zeros, trailing zeros trimmed (no
+    // String.format: it showed in the source's profile)
+    char[] digits = new char[9];
+    int v = nanos;
+    for (int i = 8; i >= 0; i--) {
+      digits[i] = (char) ('0' + v % 10);
+      v /= 10;
+    }
+    int end = 9;
+    while (digits[end - 1] == '0') {
       end--;
     }
-    return "." + digits.substring(0, end);
+    return "." + new String(digits, 0, end);
   }
 
   private static String twoDigits(int v) {
