@@ -84,6 +84,15 @@ public final class Failures {
     return false;
   }
 
+  /** The message of the innermost cause (its class name when it has none): what a log line names. */
+  public static String rootMessage(Throwable e) {
+    Throwable t = e;
+    while (t.getCause() != null && t.getCause() != t) {
+      t = t.getCause();
+    }
+    return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
+  }
+
   /** Postgres' SQLSTATEs that a retry can heal (see the class comment). */
   public static boolean isTransientSqlState(String state) {
     return state != null && (state.startsWith("08") || TRANSIENT_SQLSTATES.contains(state));

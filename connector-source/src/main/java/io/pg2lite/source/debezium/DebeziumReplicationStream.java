@@ -170,16 +170,16 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     long wait = restarts.next();
     if (wait < 0) {
       throw new ConnectException("the replication stream kept failing for " + restarts.failingForMs() / 1000
-          + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + rootMessage(e), e);
+          + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + Failures.rootMessage(e), e);
     }
     LOG.warn("Replication stream failed ({}); starting it again in {} ms from the last complete transaction",
-        rootMessage(e), wait, e);
+        Failures.rootMessage(e), wait, e);
     synchronized (this) {
       running = false;
       stopQuietly(task);
     }
     restartAt = System.currentTimeMillis() + wait;
-    return announce ? List.of(new ReplicationEvent.Interrupted(rootMessage(e))) : List.of();
+    return announce ? List.of(new ReplicationEvent.Interrupted(Failures.rootMessage(e))) : List.of();
   }
 
   private static void stopQuietly(RelationTypedPostgresTask t) {
@@ -205,13 +205,5 @@ public final class DebeziumReplicationStream implements ReplicationStream {
     if (task != null) {
       task.stop();
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
   }
 }

@@ -53,6 +53,7 @@ final class DecodedMessageMapper {
   private final PostgresSchema schema;
   private final PgConnectionSupplier connection;
   private final ConnectValueMapper values = new ConnectValueMapper();
+  private final Map<String, TableId> tableIds = new HashMap<>();
   private long txId = -1;
   private Instant commitTime;
   private long events;
@@ -207,8 +208,15 @@ final class DecodedMessageMapper {
     return values.row(struct, absent);
   }
 
-  /** The table a message names: pgoutput's messages name it schema-qualified and quoted. */
-  private static TableId tableId(String name) {
+  /**
+   * The table a message names: pgoutput's messages name it schema-qualified and quoted. Parsed
+   * once per name: the parse showed in the source's profile, and names repeat on every row.
+   */
+  private TableId tableId(String name) {
+    return tableIds.computeIfAbsent(name, DecodedMessageMapper::parseTableId);
+  }
+
+  private static TableId parseTableId(String name) {
     TableId id = TableId.parse(name, false);
     if (id == null) {
       throw new ConnectException("pgoutput named an unreadable table: " + name);

@@ -218,18 +218,18 @@ public final class DecoderReplicationStream implements ReplicationStream {
     }
     if (!Failures.isTransient(e) && !slotInUse(e)) {
       throw e instanceof RuntimeException r ? r : new ConnectException("reading slot " + config.slot + " failed: "
-          + rootMessage(e), e);
+          + Failures.rootMessage(e), e);
     }
     long wait = restarts.next();
     if (wait < 0) {
       throw new ConnectException("the replication stream kept failing for " + restarts.failingForMs() / 1000
-          + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + rootMessage(e), e);
+          + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + Failures.rootMessage(e), e);
     }
     LOG.warn("Replication stream failed ({}); starting it again in {} ms from the last complete transaction",
-        rootMessage(e), wait, e);
+        Failures.rootMessage(e), wait, e);
     closeSession();
     restartAt = System.currentTimeMillis() + wait;
-    return announce ? List.of(new ReplicationEvent.Interrupted(rootMessage(e))) : List.of();
+    return announce ? List.of(new ReplicationEvent.Interrupted(Failures.rootMessage(e))) : List.of();
   }
 
   /** The slot is still held by the walsender of a connection that is going away (a task stopping). */
@@ -260,13 +260,5 @@ public final class DecoderReplicationStream implements ReplicationStream {
     if (s != null) {
       s.close();
     }
-  }
-
-  private static String rootMessage(Throwable e) {
-    Throwable t = e;
-    while (t.getCause() != null && t.getCause() != t) {
-      t = t.getCause();
-    }
-    return t.getMessage() != null ? t.getMessage() : t.getClass().getName();
   }
 }

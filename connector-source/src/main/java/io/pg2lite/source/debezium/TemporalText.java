@@ -63,8 +63,8 @@ final class TemporalText {
         || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':') {
       return null;
     }
-    for (int i : new int[] {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18}) {
-      if (!Character.isDigit(s.charAt(i)) || s.charAt(i) > '9') {
+    for (int i : DIGIT_POSITIONS) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
         return null;
       }
     }
@@ -92,6 +92,9 @@ final class TemporalText {
     }
     return last < 20 ? s.substring(0, 19) + "Z" : s.substring(0, last + 1) + "Z";
   }
+
+  /** Where {@code YYYY-MM-DDTHH:MM:SS} has digits. */
+  private static final int[] DIGIT_POSITIONS = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
 
   private static int two(String s, int at) {
     return (s.charAt(at) - '0') * 10 + (s.charAt(at + 1) - '0');
