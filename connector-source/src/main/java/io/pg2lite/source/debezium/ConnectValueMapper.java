@@ -33,9 +33,22 @@ final class ConnectValueMapper {
    * Debezium's placeholder.
    */
   Row row(Struct struct, java.util.Set<String> absent) {
+    return row(struct, absent, java.util.Map.of());
+  }
+
+  /**
+   * As {@link #row(Struct, java.util.Set)}, with the values in {@code preset} (already in the
+   * log's form, see {@link DecodedMessageMapper}) taking the place of their columns' struct values.
+   */
+  Row row(Struct struct, java.util.Set<String> absent, java.util.Map<String, Value> preset) {
     Row.Builder row = Row.builder();
     for (Field f : struct.schema().fields()) {
       if (absent.contains(f.name())) {
+        continue;
+      }
+      Value given = preset.get(f.name());
+      if (given != null) {
+        row.put(f.name(), given);
         continue;
       }
       // Never Struct.get: it substitutes the column's DEFAULT for an explicit NULL, which would

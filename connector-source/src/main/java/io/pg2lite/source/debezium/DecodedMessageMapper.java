@@ -10,6 +10,7 @@ import io.debezium.relational.TableId;
 import io.debezium.relational.TableSchema;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.value.Row;
+import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
@@ -49,6 +50,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 final class DecodedMessageMapper {
   /** The schema of pg2lite's catalog objects in Postgres (install.sql): never replicated. */
   private static final String CATALOG_SCHEMA = "pg2lite";
+  private static final int TIMESTAMPTZ_OID = 1184;
 
   private final PostgresSchema schema;
   private final PgConnectionSupplier connection;
@@ -183,6 +185,7 @@ final class DecodedMessageMapper {
       Map<String, Object> oldValues, Map<String, Object> seen) {
     Object[] data = new Object[Math.max(table.columns().size(), tuple.size())];
     Set<String> absent = new HashSet<>();
+    Map<String, Value> preset = null;
     for (ReplicationMessage.Column c : tuple) {
       String name = c.getName();
       Column column = table.columnWithName(name);
@@ -197,6 +200,15 @@ final class DecodedMessageMapper {
           absent.add(name);
         }
       } else {
+        String log = c.getType().getOid() == TIMESTAMPTZ_OID ? timestampTzText(c) : null;
+        if (log != null) {
+          // Debezium's converter sees a null (cheap) and the row takes the preset text instead.
+          if (preset == null) {
+            preset = new HashMap<>();
+          }
+          preset.put(name, new Value.Text(log));
+          continue;
+        }
         value = c.getValue(connection, true);
         if (seen != null) {
           seen.put(name, value);
@@ -205,7 +217,18 @@ final class DecodedMessageMapper {
       data[column.position() - 1] = value;
     }
     Struct struct = converters.valueFromColumnData(data);
-    return values.row(struct, absent);
+    return values.row(struct, absent, preset == null ? Map.of() : preset);
+  }
+
+  /**
+   * A timestamptz column's value in the log's text, read from the text Postgres sent without
+   * Debezium's parse and re-format (ADR 0015); null when the text is not at hand or not in the
+   * common form, and the value then takes Debezium's path. Never TOASTed (8 bytes), so a
+   * timestamptz never needs the old-image look-up the other path feeds.
+   */
+  private static String timestampTzText(ReplicationMessage.Column c) {
+    String text = PgOutputText.of(c);
+    return text == null ? null : TemporalText.timestampTzFromPostgres(text);
   }
 
   /**

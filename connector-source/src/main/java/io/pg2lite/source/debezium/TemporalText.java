@@ -93,6 +93,81 @@ final class TemporalText {
     return last < 20 ? s.substring(0, 19) + "Z" : s.substring(0, last + 1) + "Z";
   }
 
+  /**
+   * A timestamptz as Postgres prints it with {@code DateStyle=ISO} (the style pgjdbc sets on
+   * every connection): {@code YYYY-MM-DD HH:MM:SS[.f{1,6}]±HH[:MM[:SS]]}, in the log's UTC form,
+   * the same text {@link #timestampTz} gives for Debezium's reading of that value. Null for any
+   * other form (BC dates, years past 9999, infinity), which then takes Debezium's path: the fast
+   * path only has to be right where it answers.
+   */
+  static String timestampTzFromPostgres(String s) {
+    int n = s.length();
+    if (n < 22 || n > 35 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != ' '
+        || s.charAt(13) != ':' || s.charAt(16) != ':') {
+      return null;
+    }
+    for (int i : DIGIT_POSITIONS) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return null;
+      }
+    }
+    int year = four(s);
+    int month = two(s, 5);
+    int day = two(s, 8);
+    int hour = two(s, 11);
+    int minute = two(s, 14);
+    int second = two(s, 17);
+    if (month < 1 || month > 12 || day < 1 || day > 28 && day > LocalDate.of(year, month, 1).lengthOfMonth()
+        || hour > 23 || minute > 59 || second > 59) {
+      return null;
+    }
+    int at = 19;
+    int fractionEnd = at;
+    if (s.charAt(at) == '.') {
+      at++;
+      while (at < n && s.charAt(at) >= '0' && s.charAt(at) <= '9') {
+        at++;
+      }
+      if (at == 20 || at > 26) {
+        return null;
+      }
+      fractionEnd = at;
+    }
+    if (at + 3 > n || (s.charAt(at) != '+' && s.charAt(at) != '-') || !digits(s, at + 1)) {
+      return null;
+    }
+    int sign = s.charAt(at) == '-' ? -1 : 1;
+    int offset = two(s, at + 1) * 3600;
+    at += 3;
+    for (int unit = 60; at < n; unit /= 60) { // optional :MM, then :SS
+      if (unit == 0 || at + 3 > n || s.charAt(at) != ':' || !digits(s, at + 1)) {
+        return null;
+      }
+      offset += two(s, at + 1) * unit;
+      at += 3;
+    }
+    int last = fractionEnd - 1; // trim the fraction's trailing zeros (Postgres prints none, but be exact)
+    while (last >= 20 && s.charAt(last) == '0') {
+      last--;
+    }
+    String fraction = last < 20 ? "" : s.substring(19, last + 1);
+    if (offset == 0) {
+      return s.substring(0, 10) + "T" + s.substring(11, 19) + fraction + "Z";
+    }
+    if (year < 2 || year > 9998) {
+      return null; // the shift could leave the 4-digit form: let the general path decide
+    }
+    long epochSecond = LocalDateTime.of(year, month, day, hour, minute, second)
+        .toEpochSecond(ZoneOffset.UTC) - (long) sign * offset;
+    LocalDateTime utc = LocalDateTime.ofEpochSecond(epochSecond, 0, ZoneOffset.UTC);
+    return utc.toLocalDate() + "T" + twoDigits(utc.getHour()) + ":" + twoDigits(utc.getMinute()) + ":"
+        + twoDigits(utc.getSecond()) + fraction + "Z";
+  }
+
+  private static boolean digits(String s, int at) {
+    return s.charAt(at) >= '0' && s.charAt(at) <= '9' && s.charAt(at + 1) >= '0' && s.charAt(at + 1) <= '9';
+  }
+
   /** Where {@code YYYY-MM-DDTHH:MM:SS} has digits. */
   private static final int[] DIGIT_POSITIONS = {0, 1, 2, 3, 5, 6, 8, 9, 11, 12, 14, 15, 17, 18};
 

@@ -52,8 +52,7 @@ public final class ChangeLogRecords {
       String w = e.position().lastCommit().toString();
       headers.addString(ChangeLogHeaders.WATERMARK, w);
       byte[] value = ("{\"heartbeat\":{\"watermark\":\"" + w + "\"}}").getBytes(StandardCharsets.UTF_8);
-      return new SourceRecord(partition, offset, heartbeatTopic, 0, null, null, Schema.BYTES_SCHEMA, value, null,
-          headers);
+      return new ChangeLogRecord(partition, offset, heartbeatTopic, Schema.BYTES_SCHEMA, value, headers);
     }
     ChangeLogEntry entry = e.entry();
     headers.addString(ChangeLogHeaders.KIND, entry.kind().wireName());
@@ -61,7 +60,6 @@ public final class ChangeLogRecords {
     headers.addString(ChangeLogHeaders.POS, Long.toString(entry.pos()));
     headers.addString(ChangeLogHeaders.PROTOCOL_VERSION, Integer.toString(ChangeLogEntry.PROTOCOL_VERSION));
     headers.addString(ChangeLogHeaders.SEQ, Long.toString(nextSeq++));
-    return new SourceRecord(partition, offset, topic, 0, null, null, Schema.BYTES_SCHEMA, codec.encode(entry), null,
-        headers);
+    return new ChangeLogRecord(partition, offset, topic, Schema.BYTES_SCHEMA, codec.encode(entry), headers);
   }
 }

@@ -29,7 +29,11 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
  * Postgres decoding the same slot with pgoutput ({@code pg_logical_slot_peek_binary_changes}),
  * which the source cannot beat. The worker runs in its own JVM with {@code -Xmx256m}
  * ({@code -Dpg2lite.bench.heap}); its peak heap comes from its GC log. {@code -Dpg2lite.bench.eos=false}
- * runs at-least-once; arguments {@code bulk}, {@code small}, {@code huge} pick workloads.
+ * runs at-least-once; arguments {@code bulk}, {@code small}, {@code huge} pick workloads;
+ * {@code -Dpg2lite.bench.rounds=N} runs them N times in the same worker (round 1 cold, then warm);
+ * {@code -Dpg2lite.bench.threads=true} adds the worker's CPU per thread group. *worker µs/row*
+ * is the worker process's CPU time (all threads: task, producer, Connect) from connector creation
+ * to the last commit, per row.
  */
 public final class SourceBench {
   private record Workload(String name, int transactions, int rowsPerTransaction) {}
@@ -46,24 +50,30 @@ public final class SourceBench {
         // rows/s: connector created -> last commit readable (read_committed), start-up included.
         // drain r/s: first record readable -> last commit; meaningless for one huge exactly-once
         // transaction, which becomes readable all at once.
-        System.out.printf("%-26s %9s %9s %9s %7s %11s %9s %10s%n", "workload", "rows", "rows/s", "drain r/s",
-            "MB/s", "ceiling r/s", "% ceiling", "peak heap");
+        System.out.printf("%-26s %9s %9s %9s %7s %11s %9s %10s %13s%n", "workload", "rows", "rows/s", "drain r/s",
+            "MB/s", "ceiling r/s", "% ceiling", "peak heap", "worker µs/row");
         java.util.List<String> only = java.util.List.of(args); // e.g. "bulk": one workload only
-        if (only.isEmpty() || only.contains("bulk")) {
-          run(stack, worker, new Workload("500-row transactions", 200, 500));
-        }
-        if (only.isEmpty() || only.contains("small")) {
-          run(stack, worker, new Workload("1-row transactions", 10_000, 1));
-        }
-        if (only.isEmpty() || only.contains("huge")) {
-          run(stack, worker, new Workload("one 1M-row transaction", 1, 1_000_000));
+        // Round 1 meets a cold worker (its JIT compilers took more CPU than the task in a 100k-row
+        // run); later rounds, each with a new database and connector, show the warm worker.
+        int rounds = Integer.getInteger("pg2lite.bench.rounds", 1);
+        for (int round = 1; round <= rounds; round++) {
+          String tag = rounds == 1 ? "" : " #" + round;
+          if (only.isEmpty() || only.contains("bulk")) {
+            run(stack, worker, new Workload("500-row transactions" + tag, 200, 500), round);
+          }
+          if (only.isEmpty() || only.contains("small")) {
+            run(stack, worker, new Workload("1-row transactions" + tag, 10_000, 1), round);
+          }
+          if (only.isEmpty() || only.contains("huge")) {
+            run(stack, worker, new Workload("one 1M-row transaction" + tag, 1, 1_000_000), round);
+          }
         }
       }
     }
   }
 
-  private static void run(TestStack stack, WorkerProcess worker, Workload w) throws Exception {
-    String name = "bench_" + w.transactions + "x" + w.rowsPerTransaction;
+  private static void run(TestStack stack, WorkerProcess worker, Workload w, int round) throws Exception {
+    String name = "bench_" + w.transactions + "x" + w.rowsPerTransaction + "_r" + round;
     try (TestDatabase db = stack.postgres().newDatabase(name)) {
       db.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text, price numeric, qty int, updated timestamptz)",
           "CREATE PUBLICATION " + name + "_pub FOR TABLE item");
@@ -82,6 +92,8 @@ public final class SourceBench {
         double ceiling = total / timeDecoding(db, name);
 
         int gcFrom = worker.gcLogLines();
+        long cpuFrom = worker.cpuNanos();
+        Map<Long, WorkerProcess.ThreadCpu> threadsFrom = worker.threadCpuMillis();
         long created = System.nanoTime();
         worker.rest().putConnector(name, config);
         ChangeLogCodec codec = new ChangeLogCodec();
@@ -110,11 +122,19 @@ public final class SourceBench {
           }
         }
         long end = System.nanoTime();
+        double cpuMicrosPerRow = (worker.cpuNanos() - cpuFrom) / 1e3 / total;
         double seconds = (end - created) / 1e9;
         double drain = (end - t0) / 1e9;
-        System.out.printf("%-26s %9d %9.0f %9.0f %7.1f %11.0f %8.0f%% %7d MB%n", w.name, total, total / seconds,
-            total / drain, bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling,
-            worker.peakHeapMb(gcFrom));
+        System.out.printf("%-26s %9d %9.0f %9.0f %7.1f %11.0f %8.0f%% %7d MB %9.1f%n", w.name, total,
+            total / seconds, total / drain, bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling,
+            worker.peakHeapMb(gcFrom), cpuMicrosPerRow);
+        if (Boolean.getBoolean("pg2lite.bench.threads")) { // where the worker's CPU went, by thread group
+          WorkerProcess.cpuByThreadGroup(threadsFrom, worker.threadCpuMillis()).forEach((thread, used) -> {
+            if (used * 1000.0 / total >= 0.5) {
+              System.out.printf("  %-18s %7d ms %7.1f µs/row%n", thread, used, used * 1000.0 / total);
+            }
+          });
+        }
         worker.rest().delete(name);
         Await.until("slot released", Duration.ofSeconds(60), () -> slotInactive(db, name + "_slot"));
       }

@@ -109,7 +109,9 @@ public final class WorkerProcess implements AutoCloseable {
         "org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
     String jfr = System.getProperty("pg2lite.bench.jfr");
     if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
-      cmd.add(1, "-XX:StartFlightRecording=filename=" + jfr + ",settings=profile,dumponexit=true");
+      // 1 ms samples: the profile's 10-20 ms leaves too few samples of a short drain to rank stages.
+      cmd.add(1, "-XX:StartFlightRecording=filename=" + jfr
+          + ",settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true");
     }
     Path log = workDir.resolve("worker-" + port + ".log");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -220,6 +222,63 @@ public final class WorkerProcess implements AutoCloseable {
       }
     }
     return peak;
+  }
+
+  /**
+   * CPU time the worker process has used so far, all threads, in nanoseconds (from the operating
+   * system): differences of two readings give the worker's CPU for a phase.
+   */
+  public long cpuNanos() {
+    return process.info().totalCpuDuration().map(java.time.Duration::toNanos)
+        .orElseThrow(() -> new IllegalStateException("the OS does not report the worker's CPU time"));
+  }
+
+  /**
+   * CPU time of each live worker thread so far, in milliseconds, keyed by thread id, from
+   * {@code /proc} (Linux only; empty elsewhere). JIT compiler and GC threads are native, so a JFR
+   * profile misses them; this does not. See {@link #cpuByThreadGroup} for a phase's share.
+   */
+  public Map<Long, ThreadCpu> threadCpuMillis() throws IOException {
+    Map<Long, ThreadCpu> out = new java.util.HashMap<>();
+    Path tasks = Path.of("/proc", Long.toString(process.pid()), "task");
+    if (!Files.isDirectory(tasks)) {
+      return out;
+    }
+    long tick = 10; // ms per clock tick: USER_HZ is 100 on Linux
+    try (var dirs = Files.list(tasks)) {
+      for (Path t : (Iterable<Path>) dirs::iterator) {
+        String stat;
+        try {
+          stat = Files.readString(t.resolve("stat"));
+        } catch (IOException gone) {
+          continue; // the thread ended
+        }
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        String[] f = stat.substring(close + 2).split(" ");
+        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime
+        out.put(Long.parseLong(t.getFileName().toString()), new ThreadCpu(stat.substring(open + 1, close), ticks * tick));
+      }
+    }
+    return out;
+  }
+
+  /** One thread's name (as the kernel keeps it: 15 characters) and CPU time in milliseconds. */
+  public record ThreadCpu(String name, long millis) {}
+
+  /**
+   * CPU milliseconds each thread group used between two {@link #threadCpuMillis} readings, by
+   * thread id (Connect renames pooled threads between tasks, so names alone would misattribute),
+   * grouped by the later name with digits folded ({@code GC Thread#0} and {@code #1} are one group).
+   */
+  public static Map<String, Long> cpuByThreadGroup(Map<Long, ThreadCpu> from, Map<Long, ThreadCpu> to) {
+    Map<String, Long> out = new java.util.TreeMap<>();
+    to.forEach((tid, now) -> {
+      ThreadCpu before = from.get(tid);
+      long used = now.millis() - (before == null ? 0 : before.millis());
+      out.merge(now.name().replaceAll("[0-9]+", "#"), used, Long::sum);
+    });
+    return out;
   }
 
   /** Whether the worker still runs: it exits when it runs out of heap ({@code -XX:+ExitOnOutOfMemoryError}). */
