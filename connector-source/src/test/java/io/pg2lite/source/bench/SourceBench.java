@@ -101,6 +101,7 @@ public final class SourceBench {
         // first run's records (its initial and backfill transactions) may still be unread, and a
         // huge transaction arrives in several Kafka transactions (exactly.once.split.records).
         long rows = 0;
+        long inTransaction = 0;
         boolean done = false;
         long bytes = 0;
         long t0 = 0;
@@ -112,9 +113,13 @@ public final class SourceBench {
             bytes += r.value().length;
             ChangeLogEntry e = codec.decode(r.value());
             if (e.message() instanceof io.pg2lite.protocol.message.DataChange.Insert) {
-              rows++;
-            } else if (e.kind() == MessageKind.COMMIT && rows >= total) {
-              done = true;
+              inTransaction++;
+            } else if (e.kind() == MessageKind.ROLLBACK) {
+              inTransaction = 0; // a split transaction cut by a restart comes again whole
+            } else if (e.kind() == MessageKind.COMMIT) {
+              rows += inTransaction;
+              inTransaction = 0;
+              done = rows >= total;
             }
           }
           if (!worker.alive()) {

@@ -61,6 +61,8 @@ public final class KafkaBroker implements AutoCloseable {
     return start(true);
   }
 
+  private static final String BENCH_BROKER_PREFIX = "pg2lite.bench.broker.";
+
   private static KafkaBroker start(boolean dedicated) throws Exception {
     TestKitNodes nodes = new TestKitNodes.Builder()
         .setCombined(true)
@@ -68,15 +70,21 @@ public final class KafkaBroker implements AutoCloseable {
         .setNumControllerNodes(1)
         .setBootstrapMetadataVersion(MetadataVersion.latestProduction())
         .build();
-    KafkaClusterTestKit cluster = new KafkaClusterTestKit.Builder(nodes)
+    KafkaClusterTestKit.Builder builder = new KafkaClusterTestKit.Builder(nodes)
         .setConfigProp("offsets.topic.replication.factor", "1")
         .setConfigProp("offsets.topic.num.partitions", "1")
         .setConfigProp("transaction.state.log.replication.factor", "1")
         .setConfigProp("transaction.state.log.min.isr", "1")
         .setConfigProp("transaction.state.log.num.partitions", "1")
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
-        .setConfigProp("auto.create.topics.enable", "false")
-        .build();
+        .setConfigProp("auto.create.topics.enable", "false");
+    // Benches try broker settings: -Dpg2lite.bench.broker.add.partitions.to.txn.retry.backoff.ms=1
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith(BENCH_BROKER_PREFIX)) {
+        builder.setConfigProp(key.substring(BENCH_BROKER_PREFIX.length()), System.getProperty(key));
+      }
+    }
+    KafkaClusterTestKit cluster = builder.build();
     try {
       cluster.format();
       cluster.startup();
