@@ -93,6 +93,8 @@ public final class SourceBench {
 
         int gcFrom = worker.gcLogLines();
         long cpuFrom = worker.cpuNanos();
+        long benchCpuFrom = benchCpuNanos();
+        long[] machineFrom = machineTicks();
         Map<Long, WorkerProcess.ThreadCpu> threadsFrom = worker.threadCpuMillis();
         long created = System.nanoTime();
         worker.rest().putConnector(name, config);
@@ -134,6 +136,12 @@ public final class SourceBench {
             total / seconds, total / drain, bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling,
             worker.peakHeapMb(gcFrom), cpuMicrosPerRow);
         if (Boolean.getBoolean("pg2lite.bench.threads")) { // where the worker's CPU went, by thread group
+          long[] machine = machineTicks();
+          double busy = machine[0] == machineFrom[0] ? 0
+              : 100.0 * (1 - (double) (machine[1] - machineFrom[1]) / (machine[0] - machineFrom[0]));
+          System.out.printf("  machine busy %.0f%% of %d cores; bench JVM (broker, reader) %.1f µs/row; "
+              + "the rest is Postgres%n", busy, Runtime.getRuntime().availableProcessors(),
+              (benchCpuNanos() - benchCpuFrom) / 1e3 / total);
           WorkerProcess.cpuByThreadGroup(threadsFrom, worker.threadCpuMillis()).forEach((thread, used) -> {
             if (used * 1000.0 / total >= 0.5) {
               System.out.printf("  %-18s %7d ms %7.1f µs/row%n", thread, used, used * 1000.0 / total);
@@ -146,6 +154,25 @@ public final class SourceBench {
     }
   }
 
+  private static long benchCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  /** All CPU ticks and idle ticks (idle + iowait) of the machine so far, from /proc/stat; zeros elsewhere. */
+  private static long[] machineTicks() {
+    try {
+      String[] f = Files.readAllLines(Path.of("/proc/stat")).get(0).trim().split("\\s+");
+      long all = 0;
+      for (int i = 1; i < f.length; i++) {
+        all += Long.parseLong(f[i]);
+      }
+      return new long[] {all, Long.parseLong(f[4]) + Long.parseLong(f[5])};
+    } catch (java.io.IOException | RuntimeException e) {
+      return new long[] {0, 0};
+    }
+  }
+
   private static Map<String, String> config(TestStack stack, TestDatabase db, String name, String topic) {
     Map<String, String> c = ConnectorConfigs.source(stack, name, db.name(), name, topic);
     if (!Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"))) {
@@ -155,6 +182,12 @@ public final class SourceBench {
     c.put("producer.override.linger.ms", "5");
     c.put("producer.override.batch.size", "262144");
     c.put("producer.override.transaction.timeout.ms", "600000");
+    // Connector settings to try: -Dpg2lite.bench.connector.exactly.once.commit.interval.ms=1000
+    for (String key : System.getProperties().stringPropertyNames()) {
+      if (key.startsWith("pg2lite.bench.connector.")) {
+        c.put(key.substring("pg2lite.bench.connector.".length()), System.getProperty(key));
+      }
+    }
     return c;
   }
 

@@ -111,7 +111,8 @@ public final class WorkerProcess implements AutoCloseable {
     if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
       // 1 ms samples: the profile's 10-20 ms leaves too few samples of a short drain to rank stages.
       cmd.add(1, "-XX:StartFlightRecording=filename=" + jfr
-          + ",settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true");
+          + ",settings=profile,jdk.ExecutionSample#period=1ms,dumponexit=true"
+          + System.getProperty("pg2lite.bench.jfr.extra", ""));
     }
     Path log = workDir.resolve("worker-" + port + ".log");
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log.toFile());
