@@ -2,6 +2,7 @@ package io.pg2lite.sink.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.testkit.Await;
@@ -329,11 +330,15 @@ class BackfillIT {
         p.db.execute("ALTER PUBLICATION bf_restart_pub ADD TABLE s");
         awaitSomeRowsCopied(replica, "s");
         String source = p.name + "-source";
-        p.worker.rest().restart(source);
-        // The status may still say RUNNING from before the restart: wait for what only the
-        // restarted task does, a second snapshot of the table.
-        // A restarted task that FAILED fails the wait at once with its trace; a timeout says what
-        // the log held (a copy completed before the restart took effect takes no new snapshot).
+        // Stop, then resume: a REST restart takes effect when the herder gets to it, which on a
+        // loaded machine came after the 30-s copy had completed (no restart mid-copy, so no second
+        // snapshot: the wait below timed out in CI). A stop can be seen to have taken effect.
+        p.worker.rest().stop(source);
+        p.worker.rest().awaitStopped(source, Pipeline.WAIT);
+        assertFalse(p.backfillCompleted("s"), "the copy completed before the source stopped: the test's copy is too fast");
+        p.worker.rest().resume(source);
+        // A new task copies the rest from a new snapshot; one that FAILED fails the wait at once
+        // with its trace.
         Await.until("the restarted task copying from a new snapshot", LONG, () -> {
           if (p.backfillSnapshots("s").size() >= 2) {
             return true;

@@ -31,9 +31,20 @@ final class DebeziumProperties {
       Map.entry("include.unknown.datatypes", "true"),
       Map.entry("unavailable.value.placeholder", UNCHANGED_TOAST),
       Map.entry("slot.drop.on.stop", "false"),
+      // Row fields must carry the Postgres column names: the change log names columns by them,
+      // and the decoder reader matches fields to columns by name (DecodedMessageMapper).
+      Map.entry("field.name.adjustment.mode", "none"),
       // Every field schema carries its Postgres type (__debezium.source.column.type), so values
       // are interpreted by column type, never guessed from their content.
       Map.entry("column.propagate.source.type", ".*"));
+
+  /**
+   * Settings pg2lite refuses in any form. Debezium custom converters would replace the value
+   * conversion that docs/type-mapping.md promises, and the decoder reader reads some types
+   * (timestamptz) from Postgres' text without Debezium's converters at all.
+   */
+  private static final Map<String, String> REFUSED = Map.of("converters",
+      "custom converters would replace pg2lite's fixed type mapping (docs/type-mapping.md)");
 
   private DebeziumProperties() {}
 
@@ -50,6 +61,11 @@ final class DebeziumProperties {
       if (requested != null && !requested.equals(fixed.getValue())) {
         throw new IllegalArgumentException("debezium." + fixed.getKey() + "=" + requested
             + " is not supported: pg2lite requires " + fixed.getValue());
+      }
+    }
+    for (Map.Entry<String, String> refused : REFUSED.entrySet()) {
+      if (config.debeziumOverrides.containsKey(refused.getKey())) {
+        throw new IllegalArgumentException("debezium." + refused.getKey() + " is not supported: " + refused.getValue());
       }
     }
     p.putAll(FIXED);

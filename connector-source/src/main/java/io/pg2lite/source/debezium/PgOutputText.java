@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
  * parse, which with the re-format after it was a sixth of the source task's thread (ADR 0015).
  *
  * <p>This is the one place that reads a Debezium internal by reflection. The Debezium version is
- * pinned, and {@code PgOutputTextTest} fails when the field is gone, so a Debezium upgrade that
+ * pinned, and {@code TemporalTextTest.debeziumsColumnTextIsReachable} fails when the field is gone, so a Debezium upgrade that
  * moves it is noticed in the build. At run time a missing field only costs speed: {@link #of}
  * answers null and the column takes Debezium's path as before.
  */

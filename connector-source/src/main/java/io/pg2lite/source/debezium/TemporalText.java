@@ -117,8 +117,8 @@ final class TemporalText {
     int hour = two(s, 11);
     int minute = two(s, 14);
     int second = two(s, 17);
-    if (month < 1 || month > 12 || day < 1 || day > 28 && day > LocalDate.of(year, month, 1).lengthOfMonth()
-        || hour > 23 || minute > 59 || second > 59) {
+    if (year < 1 || month < 1 || month > 12 || day < 1
+        || day > 28 && day > LocalDate.of(year, month, 1).lengthOfMonth() || hour > 23 || minute > 59 || second > 59) {
       return null;
     }
     int at = 19;
@@ -137,10 +137,13 @@ final class TemporalText {
       return null;
     }
     int sign = s.charAt(at) == '-' ? -1 : 1;
+    if (two(s, at + 1) > 15) {
+      return null; // Postgres keeps offsets within ±15:59:59
+    }
     int offset = two(s, at + 1) * 3600;
     at += 3;
     for (int unit = 60; at < n; unit /= 60) { // optional :MM, then :SS
-      if (unit == 0 || at + 3 > n || s.charAt(at) != ':' || !digits(s, at + 1)) {
+      if (unit == 0 || at + 3 > n || s.charAt(at) != ':' || !digits(s, at + 1) || two(s, at + 1) > 59) {
         return null;
       }
       offset += two(s, at + 1) * unit;

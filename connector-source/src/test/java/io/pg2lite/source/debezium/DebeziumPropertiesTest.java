@@ -26,6 +26,19 @@ class DebeziumPropertiesTest {
   }
 
   @Test
+  void settingsThatWouldBypassTheTypeMappingAreRefused() {
+    Map<String, String> m = props();
+    m.put("debezium.field.name.adjustment.mode", "avro");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> DebeziumProperties.of(new SourceConfig(m), "x"));
+    assertTrue(e.getMessage().contains("debezium.field.name.adjustment.mode=avro"), e.getMessage());
+    Map<String, String> c = props();
+    c.put("debezium.converters", "ts");
+    e = assertThrows(IllegalArgumentException.class, () -> DebeziumProperties.of(new SourceConfig(c), "x"));
+    assertTrue(e.getMessage().contains("debezium.converters is not supported"), e.getMessage());
+  }
+
+  @Test
   void tuningSettingsPassThrough() {
     Map<String, String> m = props();
     m.put("debezium.max.batch.size", "1000");

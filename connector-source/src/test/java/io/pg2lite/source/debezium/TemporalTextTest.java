@@ -87,7 +87,8 @@ class TemporalTextTest {
     long max = Instant.parse("9999-12-31T23:59:59Z").getEpochSecond();
     ZoneOffset[] offsets = {ZoneOffset.UTC, ZoneOffset.ofHours(2), ZoneOffset.ofHours(-8),
         ZoneOffset.ofHoursMinutes(5, 30), ZoneOffset.ofHoursMinutes(-3, -30), ZoneOffset.ofHoursMinutesSeconds(0, 53, 28),
-        ZoneOffset.ofHours(14), ZoneOffset.ofHours(-12)};
+        ZoneOffset.ofHours(14), ZoneOffset.ofHours(-12), ZoneOffset.ofHoursMinutes(10, 30),
+        ZoneOffset.ofHoursMinutes(-9, -30), ZoneOffset.ofHoursMinutesSeconds(0, -25, -21)};
     int fast = 0;
     for (int i = 0; i < 50_000; i++) {
       long second = min + (long) (random.nextDouble() * (max - min));
@@ -118,8 +119,19 @@ class TemporalTextTest {
     // Forms the fast path leaves to Debezium (it answers null, never a wrong text).
     for (String s : new String[] {"infinity", "-infinity", "0044-03-15 12:00:00+00 BC", "10000-01-01 00:00:00+00",
         "2025-02-30 00:00:00+00", "2025-01-02 03:04:05.1234567+00", "2025-01-02 03:04:05.+00", "2025-01-02 03:04:05",
-        "2025-01-02T03:04:05+00", "2025-01-02 03:04:05+00:00:00:00", "2025-01-02 24:00:00+00", "0001-01-01 00:30:00+01"}) {
+        "2025-01-02T03:04:05+00", "2025-01-02 03:04:05+00:00:00:00", "2025-01-02 24:00:00+00", "0001-01-01 00:30:00+01",
+        "0000-01-01 00:00:00+00", "2025-01-02 03:04:05+19", "2025-01-02 03:04:05+05:75", "2025-01-02 03:04:05+05:30:60"}) {
       assertNull(TemporalText.timestampTzFromPostgres(s), s);
+    }
+    // Every prefix of valid texts: null or the value, never an exception.
+    for (String full : new String[] {"2025-01-02 03:04:05.123456+05:30:15", "2025-01-02 03:04:05-08"}) {
+      for (int end = 0; end < full.length(); end++) {
+        String prefix = full.substring(0, end);
+        String got = TemporalText.timestampTzFromPostgres(prefix);
+        if (got != null) {
+          assertEquals(throughDebezium(prefix), got, prefix);
+        }
+      }
     }
   }
 

@@ -122,6 +122,23 @@ public final class ConnectRestClient {
     send("PUT", "connectors/" + enc(name) + "/resume", null);
   }
 
+  /**
+   * Stops the connector and shuts its tasks down, keeping its config and offsets:
+   * {@code PUT /connectors/{name}/stop}; {@link #resume} starts new tasks. Unlike {@link #restart},
+   * whose effect a test cannot see, {@link #awaitStopped} tells when the old tasks are gone.
+   */
+  public void stop(String name) {
+    send("PUT", "connectors/" + enc(name) + "/stop", null);
+  }
+
+  /** Waits until the connector is STOPPED with no task left. */
+  public ConnectorStatus awaitStopped(String name, Duration timeout) {
+    return Await.value("connector " + name + " to be STOPPED without tasks", timeout, () -> {
+      ConnectorStatus s = statusOrNull(name);
+      return s != null && "STOPPED".equals(s.state()) && s.tasks().isEmpty() ? s : null;
+    });
+  }
+
   /** Restarts the connector and its tasks. */
   public void restart(String name) {
     send("POST", "connectors/" + enc(name) + "/restart?includeTasks=true", null);
