@@ -74,6 +74,12 @@ final class FaultPipeline implements AutoCloseable {
   void start() {
     Map<String, String> s = ConnectorConfigs.source(postgres, bootstrap, source, db.name(), name, topic);
     s.put("heartbeat.interval.ms", "1000");
+    // A Kafka transaction left open by a broker outage blocks every read_committed read of the
+    // offsets topic (Connect starts the connector's and the task's offset stores that way) until
+    // Kafka aborts it after the producer's transaction.timeout.ms: 60 s by default, which with
+    // the restart around it overran the 90-s wait on a slow machine. Operators shorten it the
+    // same way (docs/source-connector.md, "Failures").
+    s.put("producer.override.transaction.timeout.ms", "15000");
     worker.rest().putConnector(source, s);
     connectors.add(source);
     worker.rest().awaitRunning(source, WAIT);
