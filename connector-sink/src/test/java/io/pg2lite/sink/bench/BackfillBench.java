@@ -94,8 +94,7 @@ public final class BackfillBench {
     String source = "pacing-source-" + run;
     String sink = "pacing-sink-" + run;
     Map<String, String> s = ConnectorConfigs.source(stack, source, db.name(), "pacing_" + run, topic);
-    System.getProperties().stringPropertyNames().stream().filter(k -> k.startsWith("pg2lite.source."))
-        .forEach(k -> s.put(k.substring("pg2lite.source.".length()), System.getProperty(k)));
+    s.putAll(io.pg2lite.testkit.BenchSettings.withPrefix("pg2lite.source."));
     stack.connect().rest().putConnector(source, s);
     stack.connect().rest().awaitRunning(source, Duration.ofSeconds(90));
     stack.connect().rest().putConnector(sink, ConnectorConfigs.sink(stack, sink, topic, replica));

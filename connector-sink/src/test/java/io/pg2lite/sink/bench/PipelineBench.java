@@ -248,7 +248,7 @@ public final class PipelineBench {
   }
 
   private static long cpu() {
-    return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+    return io.pg2lite.testkit.BenchSettings.processCpuNanos();
   }
 
   /** A metric of the source task's producer (in this JVM: the worker runs here), NaN when absent. */

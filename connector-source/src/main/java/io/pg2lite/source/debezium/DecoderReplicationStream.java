@@ -47,7 +47,6 @@ public final class DecoderReplicationStream implements ReplicationStream {
   private static final Logger LOG = LoggerFactory.getLogger(DecoderReplicationStream.class);
   /** SQLSTATE object_in_use: "replication slot ... is active for PID ...". */
   private static final String SLOT_IN_USE = "55006";
-  /** How long one poll reads before it hands what it has to the task. */
   /**
    * At most one read of the stored offsets per second. Each read is a round trip to Kafka's
    * offsets topic on the polling thread, and Connect asks for one after every Kafka commit: a
@@ -56,6 +55,7 @@ public final class DecoderReplicationStream implements ReplicationStream {
    * lets Postgres recycle WAL, so a second's delay costs nothing; the flag stays set meanwhile.
    */
   private static final long ACKNOWLEDGE_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
+  /** How long one poll reads before it hands what it has to the task. */
   private static final long READ_BUDGET_NANOS = Duration.ofMillis(20).toNanos();
   /** How long an empty poll waits for a first message. */
   private static final long IDLE_WAIT_NANOS = Duration.ofMillis(5).toNanos();

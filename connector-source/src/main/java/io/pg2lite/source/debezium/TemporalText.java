@@ -59,19 +59,7 @@ final class TemporalText {
    */
   private static String utcFastPath(String s) {
     int n = s.length();
-    if (n < 20 || n > 30 || s.charAt(n - 1) != 'Z' || s.charAt(4) != '-' || s.charAt(7) != '-'
-        || s.charAt(10) != 'T' || s.charAt(13) != ':' || s.charAt(16) != ':') {
-      return null;
-    }
-    for (int i : DIGIT_POSITIONS) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-        return null;
-      }
-    }
-    int month = two(s, 5);
-    int day = two(s, 8);
-    if (month < 1 || month > 12 || day < 1 || day > 28 && day > LocalDate.of(four(s), month, 1).lengthOfMonth()
-        || two(s, 11) > 23 || two(s, 14) > 59 || two(s, 17) > 59) {
+    if (n < 20 || n > 30 || s.charAt(n - 1) != 'Z' || !isDateTime(s, 'T')) {
       return null;
     }
     int end = n - 1; // the Z
@@ -86,11 +74,36 @@ final class TemporalText {
         return null;
       }
     }
+    return s.substring(0, 19) + trimmedFraction(s, end) + "Z";
+  }
+
+  /**
+   * Whether {@code s} starts with {@code YYYY-MM-DD<separator>HH:MM:SS}, every field in range
+   * (at least 19 characters are there: callers check the length first).
+   */
+  private static boolean isDateTime(String s, char separator) {
+    if (s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != separator || s.charAt(13) != ':'
+        || s.charAt(16) != ':') {
+      return false;
+    }
+    for (int i : DIGIT_POSITIONS) {
+      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
+        return false;
+      }
+    }
+    int month = two(s, 5);
+    int day = two(s, 8);
+    return month >= 1 && month <= 12 && day >= 1 && (day <= 28 || day <= LocalDate.of(four(s), month, 1).lengthOfMonth())
+        && two(s, 11) <= 23 && two(s, 14) <= 59 && two(s, 17) <= 59;
+  }
+
+  /** The fraction at 19 (the dot) up to {@code end}, trailing zeros trimmed; "" when none is left. */
+  private static String trimmedFraction(String s, int end) {
     int last = end - 1;
     while (last >= 20 && s.charAt(last) == '0') {
       last--;
     }
-    return last < 20 ? s.substring(0, 19) + "Z" : s.substring(0, last + 1) + "Z";
+    return last < 20 ? "" : s.substring(19, last + 1);
   }
 
   /**
@@ -102,23 +115,7 @@ final class TemporalText {
    */
   static String timestampTzFromPostgres(String s) {
     int n = s.length();
-    if (n < 22 || n > 35 || s.charAt(4) != '-' || s.charAt(7) != '-' || s.charAt(10) != ' '
-        || s.charAt(13) != ':' || s.charAt(16) != ':') {
-      return null;
-    }
-    for (int i : DIGIT_POSITIONS) {
-      if (s.charAt(i) < '0' || s.charAt(i) > '9') {
-        return null;
-      }
-    }
-    int year = four(s);
-    int month = two(s, 5);
-    int day = two(s, 8);
-    int hour = two(s, 11);
-    int minute = two(s, 14);
-    int second = two(s, 17);
-    if (year < 1 || month < 1 || month > 12 || day < 1
-        || day > 28 && day > LocalDate.of(year, month, 1).lengthOfMonth() || hour > 23 || minute > 59 || second > 59) {
+    if (n < 22 || n > 35 || !isDateTime(s, ' ') || four(s) < 1) {
       return null;
     }
     int at = 19;
@@ -149,18 +146,15 @@ final class TemporalText {
       offset += two(s, at + 1) * unit;
       at += 3;
     }
-    int last = fractionEnd - 1; // trim the fraction's trailing zeros (Postgres prints none, but be exact)
-    while (last >= 20 && s.charAt(last) == '0') {
-      last--;
-    }
-    String fraction = last < 20 ? "" : s.substring(19, last + 1);
+    String fraction = trimmedFraction(s, fractionEnd); // Postgres prints no trailing zeros, but be exact
     if (offset == 0) {
       return s.substring(0, 10) + "T" + s.substring(11, 19) + fraction + "Z";
     }
+    int year = four(s);
     if (year < 2 || year > 9998) {
       return null; // the shift could leave the 4-digit form: let the general path decide
     }
-    long epochSecond = LocalDateTime.of(year, month, day, hour, minute, second)
+    long epochSecond = LocalDateTime.of(year, two(s, 5), two(s, 8), two(s, 11), two(s, 14), two(s, 17))
         .toEpochSecond(ZoneOffset.UTC) - (long) sign * offset;
     LocalDateTime utc = LocalDateTime.ofEpochSecond(epochSecond, 0, ZoneOffset.UTC);
     return utc.toLocalDate() + "T" + twoDigits(utc.getHour()) + ":" + twoDigits(utc.getMinute()) + ":"

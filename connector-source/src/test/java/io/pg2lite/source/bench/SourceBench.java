@@ -4,6 +4,7 @@ import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
 import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.BenchSettings;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.WorkerProcess;
@@ -92,61 +93,19 @@ public final class SourceBench {
         double ceiling = total / timeDecoding(db, name);
 
         int gcFrom = worker.gcLogLines();
-        long cpuFrom = worker.cpuNanos();
-        long benchCpuFrom = benchCpuNanos();
-        long[] machineFrom = machineTicks();
-        Map<Long, WorkerProcess.ThreadCpu> threadsFrom = worker.threadCpuMillis();
+        CpuMark cpuFrom = CpuMark.take(worker);
         long created = System.nanoTime();
         worker.rest().putConnector(name, config);
-        ChangeLogCodec codec = new ChangeLogCodec();
-        // Done at the commit that follows the workload's last row. Commits are not counted: the
-        // first run's records (its initial and backfill transactions) may still be unread, and a
-        // huge transaction arrives in several Kafka transactions (exactly.once.split.records).
-        long rows = 0;
-        long inTransaction = 0;
-        boolean done = false;
-        long bytes = 0;
-        long t0 = 0;
-        while (!done) {
-          for (ConsumerRecord<byte[], byte[]> r : reader.read(100_000, Duration.ofMillis(200))) {
-            if (t0 == 0) {
-              t0 = System.nanoTime(); // the rate starts with the first record: start-up is reported apart
-            }
-            bytes += r.value().length;
-            ChangeLogEntry e = codec.decode(r.value());
-            if (e.message() instanceof io.pg2lite.protocol.message.DataChange.Insert) {
-              inTransaction++;
-            } else if (e.kind() == MessageKind.ROLLBACK) {
-              inTransaction = 0; // a split transaction cut by a restart comes again whole
-            } else if (e.kind() == MessageKind.COMMIT) {
-              rows += inTransaction;
-              inTransaction = 0;
-              done = rows >= total;
-            }
-          }
-          if (!worker.alive()) {
-            throw new IllegalStateException("the worker process died (out of heap?)");
-          }
-        }
-        long end = System.nanoTime();
-        double cpuMicrosPerRow = (worker.cpuNanos() - cpuFrom) / 1e3 / total;
+        Drain d = drain(reader, worker, total);
+        long end = d.end;
+        double cpuMicrosPerRow = (worker.cpuNanos() - cpuFrom.workerNanos) / 1e3 / total;
         double seconds = (end - created) / 1e9;
-        double drain = (end - t0) / 1e9;
+        double drain = (end - d.firstRecord) / 1e9;
         System.out.printf("%-26s %9d %9.0f %9.0f %7.1f %11.0f %8.0f%% %7d MB %9.1f%n", w.name, total,
-            total / seconds, total / drain, bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling,
+            total / seconds, total / drain, d.bytes / seconds / 1e6, ceiling, 100 * (total / seconds) / ceiling,
             worker.peakHeapMb(gcFrom), cpuMicrosPerRow);
-        if (Boolean.getBoolean("pg2lite.bench.threads")) { // where the worker's CPU went, by thread group
-          long[] machine = machineTicks();
-          double busy = machine[0] == machineFrom[0] ? 0
-              : 100.0 * (1 - (double) (machine[1] - machineFrom[1]) / (machine[0] - machineFrom[0]));
-          System.out.printf("  machine busy %.0f%% of %d cores; bench JVM (broker, reader) %.1f µs/row; "
-              + "the rest is Postgres%n", busy, Runtime.getRuntime().availableProcessors(),
-              (benchCpuNanos() - benchCpuFrom) / 1e3 / total);
-          WorkerProcess.cpuByThreadGroup(threadsFrom, worker.threadCpuMillis()).forEach((thread, used) -> {
-            if (used * 1000.0 / total >= 0.5) {
-              System.out.printf("  %-18s %7d ms %7.1f µs/row%n", thread, used, used * 1000.0 / total);
-            }
-          });
+        if (Boolean.getBoolean("pg2lite.bench.threads")) {
+          cpuFrom.printSince(worker, total);
         }
         worker.rest().delete(name);
         Await.until("slot released", Duration.ofSeconds(60), () -> slotInactive(db, name + "_slot"));
@@ -154,9 +113,63 @@ public final class SourceBench {
     }
   }
 
-  private static long benchCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-        .getOperatingSystemMXBean()).getProcessCpuTime();
+  /** When the first record became readable, when the drain ended, and the value bytes read. */
+  private record Drain(long firstRecord, long end, long bytes) {}
+
+  /** Reads the change log until the commit that follows the workload's {@code total}-th row. */
+  private static Drain drain(TopicReader reader, WorkerProcess worker, long total) {
+    ChangeLogCodec codec = new ChangeLogCodec();
+    // Done at the commit that follows the workload's last row. Commits are not counted: the
+    // first run's records (its initial and backfill transactions) may still be unread, and a
+    // huge transaction arrives in several Kafka transactions (exactly.once.split.records).
+    long rows = 0;
+    long inTransaction = 0;
+    boolean done = false;
+    long bytes = 0;
+    long t0 = 0;
+    while (!done) {
+      for (ConsumerRecord<byte[], byte[]> r : reader.read(100_000, Duration.ofMillis(200))) {
+        if (t0 == 0) {
+          t0 = System.nanoTime(); // the rate starts with the first record: start-up is reported apart
+        }
+        bytes += r.value().length;
+        ChangeLogEntry e = codec.decode(r.value());
+        if (e.message() instanceof io.pg2lite.protocol.message.DataChange.Insert) {
+          inTransaction++;
+        } else if (e.kind() == MessageKind.ROLLBACK) {
+          inTransaction = 0; // a split transaction cut by a restart comes again whole
+        } else if (e.kind() == MessageKind.COMMIT) {
+          rows += inTransaction;
+          inTransaction = 0;
+          done = rows >= total;
+        }
+      }
+      if (!worker.alive()) {
+        throw new IllegalStateException("the worker process died (out of heap?)");
+      }
+    }
+    return new Drain(t0, System.nanoTime(), bytes);
+  }
+
+  /** CPU used so far by the worker, this JVM and the machine, to report where a round's CPU went. */
+  private record CpuMark(long workerNanos, long benchNanos, long[] machine, Map<Long, WorkerProcess.ThreadCpu> threads) {
+    static CpuMark take(WorkerProcess worker) throws java.io.IOException {
+      return new CpuMark(worker.cpuNanos(), BenchSettings.processCpuNanos(), machineTicks(), worker.threadCpuMillis());
+    }
+
+    /** How busy the machine was since this mark, this JVM's share, and the worker's by thread group. */
+    void printSince(WorkerProcess worker, long rows) throws java.io.IOException {
+      long[] now = machineTicks();
+      double busy = now[0] == machine[0] ? 0 : 100.0 * (1 - (double) (now[1] - machine[1]) / (now[0] - machine[0]));
+      System.out.printf("  machine busy %.0f%% of %d cores; bench JVM (broker, reader) %.1f µs/row; "
+          + "the rest is Postgres%n", busy, Runtime.getRuntime().availableProcessors(),
+          (BenchSettings.processCpuNanos() - benchNanos) / 1e3 / rows);
+      WorkerProcess.cpuByThreadGroup(threads, worker.threadCpuMillis()).forEach((thread, used) -> {
+        if (used * 1000.0 / rows >= 0.5) {
+          System.out.printf("  %-18s %7d ms %7.1f µs/row%n", thread, used, used * 1000.0 / rows);
+        }
+      });
+    }
   }
 
   /** All CPU ticks and idle ticks (idle + iowait) of the machine so far, from /proc/stat; zeros elsewhere. */
@@ -182,12 +195,8 @@ public final class SourceBench {
     c.put("producer.override.linger.ms", "5");
     c.put("producer.override.batch.size", "262144");
     c.put("producer.override.transaction.timeout.ms", "600000");
-    // Connector settings to try: -Dpg2lite.bench.connector.exactly.once.commit.interval.ms=1000
-    for (String key : System.getProperties().stringPropertyNames()) {
-      if (key.startsWith("pg2lite.bench.connector.")) {
-        c.put(key.substring("pg2lite.bench.connector.".length()), System.getProperty(key));
-      }
-    }
+    // Connector settings to try, as in BackfillBench: -Dpg2lite.source.exactly.once.commit.interval.ms=1000
+    c.putAll(BenchSettings.withPrefix("pg2lite.source."));
     return c;
   }
 

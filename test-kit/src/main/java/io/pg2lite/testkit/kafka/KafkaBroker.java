@@ -61,8 +61,6 @@ public final class KafkaBroker implements AutoCloseable {
     return start(true);
   }
 
-  private static final String BENCH_BROKER_PREFIX = "pg2lite.bench.broker.";
-
   private static KafkaBroker start(boolean dedicated) throws Exception {
     TestKitNodes nodes = new TestKitNodes.Builder()
         .setCombined(true)
@@ -79,11 +77,7 @@ public final class KafkaBroker implements AutoCloseable {
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .setConfigProp("auto.create.topics.enable", "false");
     // Benches try broker settings: -Dpg2lite.bench.broker.add.partitions.to.txn.retry.backoff.ms=1
-    for (String key : System.getProperties().stringPropertyNames()) {
-      if (key.startsWith(BENCH_BROKER_PREFIX)) {
-        builder.setConfigProp(key.substring(BENCH_BROKER_PREFIX.length()), System.getProperty(key));
-      }
-    }
+    io.pg2lite.testkit.BenchSettings.withPrefix("pg2lite.bench.broker.").forEach(builder::setConfigProp);
     KafkaClusterTestKit cluster = builder.build();
     try {
       cluster.format();
