@@ -7,6 +7,8 @@ import io.pg2lite.testkit.QueryRows;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.ConnectorStatus;
+import io.pg2lite.testkit.connect.StallReport;
+import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
@@ -27,6 +29,7 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.kafka.clients.admin.Admin;
 
 /**
  * A pipeline for fault tests: table {@code acct(id int primary key, n int not null)} in a database
@@ -40,6 +43,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class FaultPipeline implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(90);
   static final Duration CONVERGE = Duration.ofSeconds(120);
+  private static final Duration LOOK_FOR_HANGING = Duration.ofSeconds(10);
   static final String ROWS = "SELECT id, n FROM acct ORDER BY id";
 
   final PostgresServer postgres;
@@ -102,6 +106,42 @@ final class FaultPipeline implements AutoCloseable {
   /** Waits until the replica holds more than {@code rows} rows of acct: the pipeline is moving. */
   void awaitReplicaRowsAbove(long rows, Duration timeout) {
     Await.until("more than " + rows + " rows in the replica", timeout, () -> replicaRows() > rows);
+  }
+
+  /**
+   * Like {@link #awaitReplicaRowsAbove}, after a broker restart: while the replica does not move,
+   * looks every 10 s for hanging Kafka transactions on the change log and on {@code worker}'s
+   * offsets topic, and aborts those still there 5 s later, as an operator would with
+   * {@code kafka-transactions.sh} (ADR 0018). Such a transaction is Kafka's fault: it blocks
+   * Connect's own start-up, before any pg2lite code runs. Returns how many it aborted, each
+   * printed; the wait fails with a {@link StallReport}.
+   */
+  int awaitReplicaRowsAboveAbortingHangingTransactions(Admin admin, long rows, Duration timeout) throws Exception {
+    List<String> topics = List.of(topic, worker.groupId() + "-offsets");
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long nextLook = System.nanoTime() + LOOK_FOR_HANGING.toNanos();
+    int aborted = 0;
+    while (replicaRows() <= rows) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("Timed out after " + timeout.toMillis() + " ms waiting for more than " + rows
+            + " rows in the replica" + StallReport.of(worker, admin, List.of(source, sink), topics));
+      }
+      if (System.nanoTime() - nextLook > 0) {
+        List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics);
+        if (!seen.isEmpty()) {
+          Thread.sleep(5_000);
+          List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, seen);
+          if (!hanging.isEmpty()) {
+            System.out.println(name + ": aborting hanging Kafka transactions (ADR 0018): " + hanging);
+            HangingTransactions.abort(admin, hanging);
+            aborted += hanging.size();
+          }
+        }
+        nextLook = System.nanoTime() + LOOK_FOR_HANGING.toNanos();
+      }
+      Thread.sleep(50);
+    }
+    return aborted;
   }
 
   Writer startWriter(long seed) {

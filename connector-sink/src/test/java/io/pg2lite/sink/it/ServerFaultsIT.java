@@ -149,7 +149,10 @@ class ServerFaultsIT {
 
   /**
    * 3. The broker stops for 20 s while the writer runs (plus ~8 s for its restart): source, sink
-   * and the worker itself resume by themselves.
+   * and the worker itself resume by themselves. Now and then the restart leaves a hanging Kafka
+   * transaction (open on a partition, unknown to its coordinator) that blocks Connect's own
+   * start-up for good; the test aborts it as an operator would and counts it (ADR 0018).
+   * Everything after that is pg2lite's: nothing lost, nothing applied twice.
    */
   @Test
   void brokerStoppedMidStreamBothConnectorsResumeByThemselves(TestStack stack) throws Exception {
@@ -160,6 +163,7 @@ class ServerFaultsIT {
         p.start();
         try (FaultPipeline.StatusWatch watch = p.watch()) {
           FaultPipeline.Writer writer = p.startWriter(14);
+          int aborted;
           try {
             p.awaitReplicaRowsAbove(20, WAIT);
             kafka.stopBroker();
@@ -170,11 +174,12 @@ class ServerFaultsIT {
             }
             long before = p.replicaRows();
             writer.awaitCommits(200, WAIT);
-            p.awaitReplicaRowsAbove(before + 20, WAIT);
+            aborted = p.awaitReplicaRowsAboveAbortingHangingTransactions(kafka.admin(), before + 20, WAIT);
           } finally {
             writer.close();
           }
-          System.out.printf("sf_broker: writer committed %d, failed %d%n", writer.commits(), writer.failures());
+          System.out.printf("sf_broker: writer committed %d, failed %d; hanging Kafka transactions aborted %d%n",
+              writer.commits(), writer.failures(), aborted);
           p.assertConverged();
           assertNull(watch.failure(), "a task FAILED during the test");
         }

@@ -1,7 +1,9 @@
 package io.pg2lite.testkit.connect;
 
+import io.pg2lite.testkit.Await;
 import java.net.URI;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -48,6 +50,17 @@ public final class ConnectWorker implements AutoCloseable {
   /** The Connect group id; also the prefix of its config, offset and status topics. */
   public String groupId() {
     return groupId;
+  }
+
+  /**
+   * Waits until no task thread of {@code connector} runs in this JVM (the worker runs in it).
+   * REST shows a stopped connector without tasks as soon as its empty task list is written, while
+   * an old task may still be finishing its last poll and Kafka transaction.
+   */
+  public void awaitTaskThreadsGone(String connector, Duration timeout) {
+    String prefix = "task-thread-" + connector + "-";
+    Await.until("the task threads of " + connector + " gone", timeout,
+        () -> Thread.getAllStackTraces().keySet().stream().noneMatch(t -> t.isAlive() && t.getName().startsWith(prefix)));
   }
 
   /** Stops the worker: tasks are stopped, offsets flushed, the REST server closed. */

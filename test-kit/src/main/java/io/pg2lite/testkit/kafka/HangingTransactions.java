@@ -1,0 +1,118 @@
+package io.pg2lite.testkit.kafka;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.apache.kafka.clients.admin.AbortTransactionSpec;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.ProducerState;
+import org.apache.kafka.clients.admin.TransactionDescription;
+import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.admin.TransactionState;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Hanging Kafka transactions (KIP-664): a transaction that a partition still holds open although
+ * its transaction coordinator no longer has it open on that partition, so that nothing will ever
+ * write its marker. It pins the partition's last stable offset for good, and with it every
+ * read_committed reader: Connect's own start-up reads its offsets topic that way, and waits
+ * forever (ADR 0018).
+ *
+ * <p>A single-broker restart in the middle of a source's Kafka commit leaves one now and then
+ * (seen in about one broker restart in seven on a loaded 2-core machine, with transaction
+ * version 2). pg2lite's code is not on the stack when it happens, and an operator's remedy is
+ * Kafka's: {@code kafka-transactions.sh find-hanging} and {@code abort}. {@link #abort} is that
+ * remedy through the Admin API, for tests whose claim is about pg2lite and not about Kafka.
+ */
+public final class HangingTransactions {
+  private static final long TIMEOUT_SECONDS = 10;
+  /** Coordinator states in which a transaction is still open on its partitions. */
+  private static final Set<TransactionState> OPEN = Set.of(TransactionState.ONGOING,
+      TransactionState.PREPARE_COMMIT, TransactionState.PREPARE_ABORT, TransactionState.PREPARE_EPOCH_FENCE);
+
+  private HangingTransactions() {}
+
+  /** One partition's open transaction that its coordinator does not have open there. */
+  public record Hanging(TopicPartition partition, long producerId, int producerEpoch, int coordinatorEpoch,
+      long startOffset) {
+    @Override
+    public String toString() {
+      return partition + " producer " + producerId + " epoch " + producerEpoch + " open from offset " + startOffset;
+    }
+  }
+
+  /**
+   * The hanging transactions on every partition of {@code topics}, as seen now. Call it twice
+   * some seconds apart before acting ({@link #stillHanging}): one look can catch a coordinator
+   * between two steps of a commit.
+   */
+  public static List<Hanging> find(Admin admin, Collection<String> topics) throws Exception {
+    List<TopicPartition> partitions = new ArrayList<>();
+    for (var d : get(admin.describeTopics(topics).allTopicNames()).values()) {
+      d.partitions().forEach(p -> partitions.add(new TopicPartition(d.name(), p.partition())));
+    }
+    // Partitions first, coordinators second: a transaction that begins between the two reads is
+    // not open in the first. One that ends between them looks hanging for this one look, which
+    // is why a caller looks again (stillHanging): by then its partitions no longer hold it open.
+    Map<TopicPartition, List<ProducerState>> open = new HashMap<>();
+    get(admin.describeProducers(partitions).all()).forEach((tp, d) -> open.put(tp, d.activeProducers()));
+    List<String> ids = get(admin.listTransactions().all()).stream().map(TransactionListing::transactionalId).toList();
+    Collection<TransactionDescription> coordinators =
+        ids.isEmpty() ? List.of() : get(admin.describeTransactions(ids).all()).values();
+    return hanging(open, coordinators);
+  }
+
+  /**
+   * The rule: each transaction open on a partition (a producer with a transaction start offset)
+   * whose producer has no transaction at its coordinator that is open on that partition.
+   */
+  static List<Hanging> hanging(Map<TopicPartition, List<ProducerState>> open,
+      Collection<TransactionDescription> coordinators) {
+    Map<Long, TransactionDescription> byProducer = new HashMap<>();
+    coordinators.forEach(d -> byProducer.put(d.producerId(), d));
+    List<Hanging> out = new ArrayList<>();
+    open.forEach((tp, states) -> {
+      for (ProducerState s : states) {
+        if (s.currentTransactionStartOffset().isEmpty()) {
+          continue;
+        }
+        TransactionDescription d = byProducer.get(s.producerId());
+        boolean known = d != null && OPEN.contains(d.state()) && d.topicPartitions().contains(tp);
+        if (!known) {
+          out.add(new Hanging(tp, s.producerId(), s.producerEpoch(), s.coordinatorEpoch().orElse(-1),
+              s.currentTransactionStartOffset().getAsLong()));
+        }
+      }
+    });
+    return out;
+  }
+
+  /** Those of {@code earlier} that {@link #find} still reports now, unchanged. */
+  public static List<Hanging> stillHanging(Admin admin, Collection<String> topics, Collection<Hanging> earlier)
+      throws Exception {
+    List<Hanging> now = find(admin, topics);
+    return earlier.stream().filter(now::contains).toList();
+  }
+
+  /**
+   * Writes the abort marker of each hanging transaction, as {@code kafka-transactions.sh abort}
+   * does: its records are dropped for read_committed readers and the partition moves on.
+   */
+  public static void abort(Admin admin, Collection<Hanging> hanging) throws Exception {
+    for (Hanging h : hanging) {
+      get(admin.abortTransaction(new AbortTransactionSpec(h.partition(), h.producerId(), (short) h.producerEpoch(),
+          h.coordinatorEpoch())).all());
+    }
+  }
+
+  private static <T> T get(org.apache.kafka.common.KafkaFuture<T> f)
+      throws ExecutionException, InterruptedException, TimeoutException {
+    return f.get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
+  }
+}
