@@ -127,21 +127,38 @@ final class FaultPipeline implements AutoCloseable {
             + " rows in the replica" + StallReport.of(worker, admin, List.of(source, sink), topics));
       }
       if (System.nanoTime() - nextLook > 0) {
-        List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics);
-        if (!seen.isEmpty()) {
-          Thread.sleep(5_000);
-          List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, seen);
-          if (!hanging.isEmpty()) {
-            System.out.println(name + ": aborting hanging Kafka transactions (ADR 0018): " + hanging);
-            HangingTransactions.abort(admin, hanging);
-            aborted += hanging.size();
-          }
-        }
+        aborted += abortHangingTransactions(admin, topics);
         nextLook = System.nanoTime() + LOOK_FOR_HANGING.toNanos();
       }
       Thread.sleep(50);
     }
     return aborted;
+  }
+
+  /**
+   * One look: aborts the hanging transactions found twice 5 s apart and returns how many. A look
+   * that Kafka does not answer (a coordinator still loading after the restart) counts as none:
+   * the next look, 10 s later, asks again.
+   */
+  private int abortHangingTransactions(Admin admin, List<String> topics) throws InterruptedException {
+    try {
+      List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics);
+      if (seen.isEmpty()) {
+        return 0;
+      }
+      Thread.sleep(5_000);
+      List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, seen);
+      if (!hanging.isEmpty()) {
+        System.out.println(name + ": aborting hanging Kafka transactions (ADR 0018): " + hanging);
+        HangingTransactions.abort(admin, hanging);
+      }
+      return hanging.size();
+    } catch (InterruptedException e) {
+      throw e;
+    } catch (Exception e) {
+      System.out.println(name + ": could not look for hanging Kafka transactions this time: " + e);
+      return 0;
+    }
   }
 
   Writer startWriter(long seed) {
