@@ -49,6 +49,12 @@ final class PostgresTableCopy implements TableCopy {
 
   static PostgresTableCopy open(Connection c, BackfillRequest request, Watermark snapshot, String publication,
       int fetchRows) throws SQLException {
+    // The row filter first, while this transaction holds no lock: pg_publication_tables takes
+    // (and releases) ACCESS SHARE on every table of the publication. Asked after validate() has
+    // locked the copied table, it waited on another published table while holding this one, and
+    // deadlocked with a TRUNCATE or ALTER of both (ValuesIT, TRUNCATE a, b during the copy of b).
+    // Asked first, it can only wait, never take part in a cycle.
+    String filter = rowFilter(c, request, publication);
     Map<String, ColumnType> types = SnapshotSchema.validate(c, request);
     List<String> key = List.copyOf(request.metadata().rowKey().keySet());
     List<String> copied = new ArrayList<>();
@@ -58,7 +64,6 @@ final class PostgresTableCopy implements TableCopy {
       }
     }
     String from = " FROM " + quote(request.table().schema()) + "." + quote(request.table().name());
-    String filter = rowFilter(c, request, publication);
     if (filter != null) {
       from += " WHERE " + filter;
     }
