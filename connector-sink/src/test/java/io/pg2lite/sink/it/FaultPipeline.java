@@ -44,6 +44,8 @@ final class FaultPipeline implements AutoCloseable {
   static final Duration WAIT = Duration.ofSeconds(90);
   static final Duration CONVERGE = Duration.ofSeconds(120);
   private static final Duration LOOK_FOR_HANGING = Duration.ofSeconds(10);
+  /** Idle for longer than the source's producer transaction timeout (15 s, {@link #start}). */
+  private static final Duration HANGING_IDLE = Duration.ofSeconds(20);
   static final String ROWS = "SELECT id, n FROM acct ORDER BY id";
 
   final PostgresServer postgres;
@@ -109,8 +111,8 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   /**
-   * Like {@link #awaitReplicaRowsAbove}, after a broker restart: while the replica does not move,
-   * looks every 10 s for hanging Kafka transactions on the change log and on {@code worker}'s
+   * Like {@link #awaitReplicaRowsAbove}, after a broker restart: until the replica holds more
+   * than {@code rows} rows, looks every 10 s for hanging Kafka transactions on the change log and on {@code worker}'s
    * offsets topic, and aborts those still there 5 s later, as an operator would with
    * {@code kafka-transactions.sh} (ADR 0018). Such a transaction is Kafka's fault: it blocks
    * Connect's own start-up, before any pg2lite code runs. Returns how many it aborted, each
@@ -142,12 +144,12 @@ final class FaultPipeline implements AutoCloseable {
    */
   private int abortHangingTransactions(Admin admin, List<String> topics) throws InterruptedException {
     try {
-      List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics);
+      List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics, HANGING_IDLE);
       if (seen.isEmpty()) {
         return 0;
       }
       Thread.sleep(5_000);
-      List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, seen);
+      List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, HANGING_IDLE, seen);
       if (!hanging.isEmpty()) {
         System.out.println(name + ": aborting hanging Kafka transactions (ADR 0018): " + hanging);
         HangingTransactions.abort(admin, hanging);

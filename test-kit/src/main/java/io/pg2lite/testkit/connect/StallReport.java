@@ -38,7 +38,7 @@ public final class StallReport {
     out.append(section("open transactions", () -> openTransactions(admin)));
     out.append(section("offsets (high watermark / last stable)", () -> offsets(admin, topics)));
     out.append(section("hanging transactions (open on a partition, not at its coordinator)",
-        () -> HangingTransactions.find(admin, topics).toString()));
+        () -> HangingTransactions.find(admin, topics, java.time.Duration.ZERO).toString()));
     out.append(section("threads", StallReport::threads));
     return out.toString();
   }

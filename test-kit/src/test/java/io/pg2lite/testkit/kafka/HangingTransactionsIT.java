@@ -56,7 +56,7 @@ class HangingTransactionsIT {
       // Treat it as the remedy treats a hanging one: describeProducers names it, abort closes it.
       var state = kafka.admin().describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().get(0);
       HangingTransactions.abort(kafka.admin(), List.of(new HangingTransactions.Hanging(tp, state.producerId(),
-          state.producerEpoch(), state.coordinatorEpoch().orElse(-1), state.currentTransactionStartOffset().getAsLong())));
+          state.producerEpoch(), state.coordinatorEpoch().orElse(0), state.currentTransactionStartOffset().getAsLong())));
       Await.until("the last stable offset past the aborted transaction", Duration.ofSeconds(30),
           () -> stableOffset(tp) >= 2);
       assertTrue(kafka.admin().describeProducers(List.of(tp)).partitionResult(tp).get().activeProducers().stream()
@@ -66,7 +66,7 @@ class HangingTransactionsIT {
 
   private List<HangingTransactions.Hanging> find(String topic) {
     try {
-      return HangingTransactions.find(kafka.admin(), List.of(topic));
+      return HangingTransactions.find(kafka.admin(), List.of(topic), Duration.ZERO);
     } catch (Exception e) {
       throw new IllegalStateException(e);
     }
