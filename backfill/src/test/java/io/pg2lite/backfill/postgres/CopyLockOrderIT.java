@@ -6,8 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.state.BackfillRequest;
 import io.pg2lite.protocol.schema.BackfillId;
-import io.pg2lite.protocol.schema.QualifiedName;
-import io.pg2lite.protocol.schema.TableMetadata;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.testkit.Await;
@@ -38,16 +36,7 @@ class CopyLockOrderIT {
     db.execute("CREATE TABLE a (id int PRIMARY KEY)", "CREATE TABLE b (id int PRIMARY KEY, v text)",
         "INSERT INTO b SELECT g, 'v' || g FROM generate_series(1, 5) g",
         "CREATE PUBLICATION copy_locks_pub FOR TABLE a, b");
-    long oid;
-    long namespace;
-    try (Connection c = db.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT 'b'::regclass::oid, 'public'::regnamespace::oid")) {
-      rs.next();
-      oid = rs.getLong(1);
-      namespace = rs.getLong(2);
-    }
-    BackfillRequest copyB = new BackfillRequest(new QualifiedName("public", "b"),
-        new TableMetadata(namespace, oid, Map.of("id", 1)), Map.of("v", new BackfillId(2)));
+    BackfillRequest copyB = CopyRequests.of(db, "b", Map.of("id", 1), Map.of("v", new BackfillId(2)));
     try (Connection app = db.connect(); Connection copy = db.connect()) {
       app.setAutoCommit(false);
       try (Statement s = app.createStatement()) {

@@ -7,8 +7,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.backfill.state.BackfillRequest;
 import io.pg2lite.backfill.state.SchemaIncompatibilityException;
 import io.pg2lite.protocol.schema.BackfillId;
-import io.pg2lite.protocol.schema.QualifiedName;
-import io.pg2lite.protocol.schema.TableMetadata;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -30,16 +28,7 @@ class SnapshotSchemaIT {
     TestDatabase db = stack.postgres().newDatabase("snap_rewrite");
     db.execute("CREATE TABLE t (id int PRIMARY KEY, a bytea, b float4)",
         "INSERT INTO t SELECT g, '\\x00'::bytea, g FROM generate_series(1, 10) g");
-    long oid;
-    long namespace;
-    try (Connection c = db.connect(); Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT 't'::regclass::oid, 'public'::regnamespace::oid")) {
-      rs.next();
-      oid = rs.getLong(1);
-      namespace = rs.getLong(2);
-    }
-    BackfillRequest copyA = new BackfillRequest(new QualifiedName("public", "t"),
-        new TableMetadata(namespace, oid, Map.of("id", 1)), Map.of("a", new BackfillId(2)));
+    BackfillRequest copyA = CopyRequests.of(db, "t", Map.of("id", 1), Map.of("a", new BackfillId(2)));
     try (Connection exporter = db.connect(); Connection copy = db.connect(); Connection ddl = db.connect()) {
       String snapshot = snapshot(exporter);
       try (Statement s = ddl.createStatement()) {

@@ -6,7 +6,6 @@ import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.QueryRows;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorConfigs;
-import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.connect.StallReport;
 import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
@@ -25,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
-import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -138,23 +136,18 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   /**
-   * One look: aborts the hanging transactions found twice 5 s apart and returns how many. A look
-   * that Kafka does not answer (a coordinator still loading after the restart) counts as none:
-   * the next look, 10 s later, asks again.
+   * One look ({@link HangingTransactions#abortStillHanging}, 5 s between its two looks); returns
+   * how many it aborted. A look that Kafka does not answer (a coordinator still loading after the
+   * restart) counts as none: the next look, 10 s later, asks again.
    */
   private int abortHangingTransactions(Admin admin, List<String> topics) throws InterruptedException {
     try {
-      List<HangingTransactions.Hanging> seen = HangingTransactions.find(admin, topics, HANGING_IDLE);
-      if (seen.isEmpty()) {
-        return 0;
+      List<HangingTransactions.Hanging> aborted =
+          HangingTransactions.abortStillHanging(admin, topics, HANGING_IDLE, Duration.ofSeconds(5));
+      if (!aborted.isEmpty()) {
+        System.out.println(name + ": aborted hanging Kafka transactions (ADR 0018): " + aborted);
       }
-      Thread.sleep(5_000);
-      List<HangingTransactions.Hanging> hanging = HangingTransactions.stillHanging(admin, topics, HANGING_IDLE, seen);
-      if (!hanging.isEmpty()) {
-        System.out.println(name + ": aborting hanging Kafka transactions (ADR 0018): " + hanging);
-        HangingTransactions.abort(admin, hanging);
-      }
-      return hanging.size();
+      return aborted.size();
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
@@ -170,9 +163,7 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   StatusWatch watch() {
-    StatusWatch w = new StatusWatch(List.of(source, sink));
-    w.thread.start();
-    return w;
+    return new StatusWatch(worker.rest(), name, List.of(source, sink)).start();
   }
 
   /**
@@ -336,68 +327,6 @@ final class FaultPipeline implements AutoCloseable {
       if (error.get() != null) {
         throw new AssertionError("the writer died", error.get());
       }
-    }
-  }
-
-  /** Polls the connectors' status every 200 ms and remembers the first FAILED state seen. */
-  final class StatusWatch implements AutoCloseable {
-    private final List<String> names;
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final AtomicReference<String> failure = new AtomicReference<>();
-    private final Map<String, String> lastTaskState = new TreeMap<>();
-    private final AtomicLong polls = new AtomicLong();
-    private final Thread thread;
-
-    private StatusWatch(List<String> names) {
-      this.names = names;
-      thread = new Thread(this::run, name + "-status-watch");
-      thread.setDaemon(true);
-    }
-
-    private void run() {
-      while (!stop.get()) {
-        for (String n : names) {
-          try {
-            ConnectorStatus s = worker.rest().status(n);
-            synchronized (lastTaskState) {
-              lastTaskState.put(n, s.state() + "/" + s.tasks().stream().map(ConnectorStatus.TaskStatus::state).toList());
-            }
-            if (s.failure() != null) {
-              failure.compareAndSet(null, s.failure());
-            }
-          } catch (RuntimeException e) {
-            // REST unavailable for a moment (rebalance): try again at the next poll
-          }
-        }
-        polls.incrementAndGet();
-        try {
-          Thread.sleep(200);
-        } catch (InterruptedException e) {
-          return;
-        }
-      }
-    }
-
-    /** The first FAILED state seen (with its trace), or null. */
-    String failure() {
-      return failure.get();
-    }
-
-    long polls() {
-      return polls.get();
-    }
-
-    String lastStates() {
-      synchronized (lastTaskState) {
-        return lastTaskState.toString();
-      }
-    }
-
-    @Override
-    public void close() throws InterruptedException {
-      stop.set(true);
-      thread.interrupt();
-      thread.join(10_000);
     }
   }
 

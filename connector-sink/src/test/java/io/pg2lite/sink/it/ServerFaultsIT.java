@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.ExtendWith;
  * Issue 11: the pipeline heals from ordinary server faults by itself, with no REST call, and the
  * replica ends equal to Postgres cell by cell with nothing lost and nothing applied twice (both
  * counted by {@link FaultPipeline#assertConverged}). A writer keeps running small transactions
- * through every fault, and a {@link FaultPipeline.StatusWatch} asserts that no task was ever
+ * through every fault, and a {@link StatusWatch} asserts that no task was ever
  * FAILED. Servers that a test stops are its own (dedicated); the rest is the shared stack.
  */
 @ExtendWith(TestStackExtension.class)
@@ -39,7 +39,7 @@ class ServerFaultsIT {
         FaultPipeline p = new FaultPipeline(pg, stack.kafka().bootstrapServers(), stack.connect(), "sf_restart",
             stack.kafka().uniqueTopicName("sf_restart"))) {
       p.start();
-      try (FaultPipeline.StatusWatch watch = p.watch()) {
+      try (StatusWatch watch = p.watch()) {
         FaultPipeline.Writer writer = p.startWriter(11);
         try {
           for (int r = 0; r < 2; r++) {
@@ -72,7 +72,7 @@ class ServerFaultsIT {
         FaultPipeline p = new FaultPipeline(pg, stack.kafka().bootstrapServers(), stack.connect(), "sf_kill",
             stack.kafka().uniqueTopicName("sf_kill"))) {
       p.start();
-      try (FaultPipeline.StatusWatch watch = p.watch()) {
+      try (StatusWatch watch = p.watch()) {
         FaultPipeline.Writer writer = p.startWriter(12);
         long seenBeforeKill;
         try {
@@ -118,7 +118,7 @@ class ServerFaultsIT {
         FaultPipeline p = new FaultPipeline(pg, stack.kafka().bootstrapServers(), stack.connect(), "sf_down",
             stack.kafka().uniqueTopicName("sf_down"))) {
       p.start();
-      try (FaultPipeline.StatusWatch watch = p.watch()) {
+      try (StatusWatch watch = p.watch()) {
         FaultPipeline.Writer writer = p.startWriter(13);
         try {
           p.awaitReplicaRowsAbove(20, WAIT);
@@ -161,7 +161,7 @@ class ServerFaultsIT {
       try (FaultPipeline p = new FaultPipeline(stack.postgres(), kafka.bootstrapServers(), worker, "sf_broker",
           kafka.uniqueTopicName("sf_broker"))) {
         p.start();
-        try (FaultPipeline.StatusWatch watch = p.watch()) {
+        try (StatusWatch watch = p.watch()) {
           FaultPipeline.Writer writer = p.startWriter(14);
           int aborted;
           try {

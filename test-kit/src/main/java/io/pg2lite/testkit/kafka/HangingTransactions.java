@@ -116,6 +116,22 @@ public final class HangingTransactions {
   }
 
   /**
+   * The remedy in one step: finds the hanging transactions, looks again after {@code recheck},
+   * and aborts those still there unchanged. Returns what it aborted.
+   */
+  public static List<Hanging> abortStillHanging(Admin admin, Collection<String> topics, Duration minIdle,
+      Duration recheck) throws Exception {
+    List<Hanging> seen = find(admin, topics, minIdle);
+    if (seen.isEmpty()) {
+      return seen;
+    }
+    Thread.sleep(recheck.toMillis());
+    List<Hanging> hanging = stillHanging(admin, topics, minIdle, seen);
+    abort(admin, hanging);
+    return hanging;
+  }
+
+  /**
    * Writes the abort marker of each hanging transaction, as {@code kafka-transactions.sh abort}
    * does: its records are dropped for read_committed readers and the partition moves on.
    */
