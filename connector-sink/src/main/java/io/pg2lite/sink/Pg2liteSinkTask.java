@@ -200,7 +200,12 @@ public class Pg2liteSinkTask extends SinkTask {
       return new ConnectException("the replica kept failing for " + retries.failingForMs() / 1000 + " s ("
           + SinkConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
     }
-    LOG.warn("Transient fault, retrying in {} ms from the replica's last commit: {}", wait, e.getMessage());
+    if (retries.routine()) {
+      LOG.info("Transient fault, retrying in {} ms from the replica's last commit: {}", wait, e.getMessage());
+    } else {
+      LOG.warn("Transient fault lasting {} s, retrying in {} ms from the replica's last commit: {}",
+          retries.failingForMs() / 1000, wait, e.getMessage());
+    }
     rewind();
     rewound = true;
     context.timeout(wait);

@@ -84,7 +84,11 @@ final class ReplicaStartup {
     if (wait < 0) {
       throw new ConnectException(what + ": " + e.getMessage(), e);
     }
-    LOG.warn("{} yet ({}); trying again in {} ms", what, e.getMessage(), wait);
+    if (retries.routine()) {
+      LOG.info("{} yet ({}); trying again in {} ms", what, e.getMessage(), wait);
+    } else {
+      LOG.warn("{} for {} s ({}); trying again in {} ms", what, retries.failingForMs() / 1000, e.getMessage(), wait);
+    }
     try {
       Thread.sleep(wait);
     } catch (InterruptedException ie) {

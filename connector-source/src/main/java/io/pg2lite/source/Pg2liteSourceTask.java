@@ -166,7 +166,12 @@ public class Pg2liteSourceTask extends SourceTask {
         throw new ConnectException("the source could not start for " + startUpRetries.failingForMs() / 1000
             + " s (" + SourceConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
       }
-      LOG.warn("The source cannot start yet ({}); trying again in {} ms", e.getMessage(), wait);
+      if (startUpRetries.routine()) {
+        LOG.info("The source cannot start yet ({}); trying again in {} ms", e.getMessage(), wait);
+      } else {
+        LOG.warn("The source cannot start for {} s ({}); trying again in {} ms", startUpRetries.failingForMs() / 1000,
+            e.getMessage(), wait);
+      }
       nextStartUpAt = clock.millis() + wait;
       return false;
     }

@@ -91,7 +91,7 @@ final class SourceStartup {
           : resume(catalog, stored).withSchemaId(schemaId);
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
-        LOG.warn("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
+        LOG.info("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
             open.watermark(), open.pos());
         pending.add(0, TransactionAssembler.rollback(open, position));
       }

@@ -2,6 +2,8 @@ package io.pg2lite.quickstart;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.postgres.TestDatabase;
 import java.io.IOException;
 import java.io.Reader;
 import java.nio.file.Files;
@@ -41,6 +43,21 @@ final class ExampleConfigs {
       throw new IOException(dir.resolve(file) + " is not a connector definition ({\"name\": ..., \"config\": {...}})");
     }
     return new Connector(root.path("name").asText(), config);
+  }
+
+  /**
+   * The worker's environment, where the example configs' {@code ${env:PG2LITE_*}} values resolve:
+   * the stack's Postgres (database {@code db}) and broker, and replicas under {@code replicaDir}.
+   */
+  static Map<String, String> environment(TestStack stack, TestDatabase db, Path replicaDir) {
+    return Map.of(
+        "PG2LITE_PG_HOST", "localhost",
+        "PG2LITE_PG_PORT", String.valueOf(db.server().port()),
+        "PG2LITE_PG_DATABASE", db.name(),
+        "PG2LITE_PG_USER", db.server().user(),
+        "PG2LITE_PG_PASSWORD", db.server().password(),
+        "PG2LITE_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
+        "PG2LITE_REPLICA_DIR", replicaDir.toString());
   }
 
   Properties worker() throws IOException {

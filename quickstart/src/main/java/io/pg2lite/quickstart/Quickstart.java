@@ -84,14 +84,7 @@ public final class Quickstart {
             return null;
           });
       progress.step("starting a Kafka broker (KRaft)", stack::kafka);
-      Map<String, String> env = Map.of(
-          "PG2LITE_PG_HOST", "localhost",
-          "PG2LITE_PG_PORT", String.valueOf(stack.postgres().port()),
-          "PG2LITE_PG_DATABASE", db.name(),
-          "PG2LITE_PG_USER", stack.postgres().user(),
-          "PG2LITE_PG_PASSWORD", stack.postgres().password(),
-          "PG2LITE_BOOTSTRAP_SERVERS", stack.kafka().bootstrapServers(),
-          "PG2LITE_REPLICA_DIR", replicas.toString());
+      Map<String, String> env = ExampleConfigs.environment(stack, db, replicas);
       Map<String, String> overrides = Map.of("bootstrap.servers", stack.kafka().bootstrapServers(),
           "plugin.path", pluginPath.toString());
       // The worker stops before the broker and Postgres (it holds the replication connection).

@@ -108,6 +108,9 @@ public final class BackfillStateMachine {
     retryAtMillis = nowMillis + delay;
     if (delay >= RetryBackoff.MAX_MILLIS) {
       LOG.error("Backfill of {} failed, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
+    } else if (delay <= RetryBackoff.ROUTINE_MILLIS) {
+      // A copy cut by a schema change of its table, or by a reconnect: routine, retried soon.
+      LOG.info("Backfill of {} interrupted, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
     } else {
       LOG.warn("Backfill of {} failed, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
     }

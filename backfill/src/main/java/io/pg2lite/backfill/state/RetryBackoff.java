@@ -8,6 +8,8 @@ package io.pg2lite.backfill.state;
 public final class RetryBackoff {
   public static final long INITIAL_MILLIS = 2_000;
   public static final long MAX_MILLIS = 60_000;
+  /** Delays up to this one (the first three failures in a row) are routine: logged at INFO. */
+  public static final long ROUTINE_MILLIS = 8_000;
 
   private long nextDelayMillis = INITIAL_MILLIS;
 

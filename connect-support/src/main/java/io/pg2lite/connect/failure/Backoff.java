@@ -61,6 +61,20 @@ public final class Backoff {
     return firstFailureAt < 0 ? 0 : clockMs.getAsLong() - firstFailureAt;
   }
 
+  /**
+   * Whether the faults so far are routine: they began less than {@link #ROUTINE_MS} ago. A
+   * reconnect after Postgres dropped the connection, a slot still held by the walsender of a task
+   * that is stopping, a broker that restarts: such faults heal within seconds in a healthy
+   * pipeline and are logged at INFO, so that a healthy pipeline logs no warning (issue 30). One
+   * that lasts longer is worth a WARN; one that makes {@link #next} give up, an ERROR.
+   */
+  public boolean routine() {
+    return failingForMs() < ROUTINE_MS;
+  }
+
+  /** How long a fault may last and still be routine (see {@link #routine()}). */
+  public static final long ROUTINE_MS = 30_000;
+
   /** For messages: how long faults may last before {@link #next} gives up. */
   public long giveUpAfterMs() {
     return giveUpAfterMs;

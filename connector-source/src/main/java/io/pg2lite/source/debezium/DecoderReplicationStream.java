@@ -238,9 +238,18 @@ public final class DecoderReplicationStream implements ReplicationStream {
       throw new ConnectException("the replication stream kept failing for " + restarts.failingForMs() / 1000
           + " s (retry.timeout.ms = " + restarts.giveUpAfterMs() + "); last failure: " + Failures.rootMessage(e), e);
     }
-    LOG.warn("Replication stream failed ({}); starting it again in {} ms from the last complete transaction",
-        Failures.rootMessage(e), wait, e);
-    closeSession();
+    if (restarts.routine()) {
+      LOG.info("Replication stream interrupted ({}); starting it again in {} ms from the last complete transaction",
+          Failures.rootMessage(e), wait);
+    } else {
+      LOG.warn("Replication stream failing for {} s ({}); starting it again in {} ms from the last complete "
+          + "transaction", restarts.failingForMs() / 1000, Failures.rootMessage(e), wait, e);
+    }
+    DecoderSession broken = session;
+    session = null;
+    if (broken != null) {
+      broken.abandon();
+    }
     restartAt = System.currentTimeMillis() + wait;
     return announce ? List.of(new ReplicationEvent.Interrupted(Failures.rootMessage(e))) : List.of();
   }

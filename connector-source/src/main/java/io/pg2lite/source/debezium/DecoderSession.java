@@ -1,6 +1,5 @@
 package io.pg2lite.source.debezium;
 
-import io.debezium.config.CommonConnectorConfig;
 import io.debezium.config.Configuration;
 import io.debezium.connector.postgresql.PostgresConnectorConfig;
 import io.debezium.connector.postgresql.PostgresSchema;
@@ -12,6 +11,7 @@ import io.debezium.connector.postgresql.connection.PostgresConnection;
 import io.debezium.connector.postgresql.connection.ReplicationConnection;
 import io.debezium.connector.postgresql.connection.ReplicationStream;
 import io.debezium.connector.postgresql.connection.WalPositionLocator;
+import io.debezium.jdbc.JdbcConnection;
 import io.debezium.relational.CustomConverterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -28,20 +28,23 @@ import org.postgresql.core.BaseConnection;
  * of every table from the catalog (tables are described by the Relation messages, which pgoutput
  * sends before a table's first change on every connection), no snapshot, no slot or publication
  * creation (the source's start-up made both). The metadata connection the decoder owns is
- * {@link RelationTypedMetadataConnection}, as in {@link RelationTypedPostgresTask} (ADR 0006).
+ * {@link RelationTypedMetadataConnection}, as in {@link RelationTypedPostgresTask} (ADR 0006), and
+ * the decoder reads {@link RelationDecoderConfig}; schemas are named by {@link QuietSchemaNames}.
  *
  * <p>{@link PostgresTaskContext} and {@link PostgresSchema} have protected constructors; they are
  * reached by anonymous subclasses that add nothing (ADR 0015).
  */
 final class DecoderSession implements AutoCloseable {
   private final PostgresConnection values;
+  private final PostgresConnection metadata;
   private final ReplicationConnection replication;
   final ReplicationStream stream;
   final DecodedMessageMapper mapper;
 
-  private DecoderSession(PostgresConnection values, ReplicationConnection replication, ReplicationStream stream,
-      DecodedMessageMapper mapper) {
+  private DecoderSession(PostgresConnection values, PostgresConnection metadata, ReplicationConnection replication,
+      ReplicationStream stream, DecodedMessageMapper mapper) {
     this.values = values;
+    this.metadata = metadata;
     this.replication = replication;
     this.stream = stream;
     this.mapper = mapper;
@@ -60,12 +63,12 @@ final class DecoderSession implements AutoCloseable {
     try {
       PostgresTaskContext context = new PostgresTaskContext(raw, config) {};
       PostgresSchema schema = new PostgresSchema(context, values.getDefaultValueConverter(),
-          config.getTopicNamingStrategy(CommonConnectorConfig.TOPIC_NAMING_STRATEGY),
+          new QuietSchemaNames(raw.asProperties()),
           PostgresValueConverter.of(config, values.getDatabaseCharset(), types), new CustomConverterRegistry(List.of())) {};
       // The decoder closes its metadata connection when the replication connection closes.
       RelationTypedMetadataConnection metadata = new RelationTypedMetadataConnection(config, types);
       try {
-        replication = ReplicationConnection.builder(config)
+        replication = ReplicationConnection.builder(new RelationDecoderConfig(raw))
             .withSlot(slot)
             .withPublication(publication)
             .withTableFilter(config.getTableFilters())
@@ -85,7 +88,7 @@ final class DecoderSession implements AutoCloseable {
       ReplicationStream stream = resumeLsn == null ? replication.startStreaming(new WalPositionLocator())
           : replication.startStreaming(Lsn.valueOf(resumeLsn), new WalPositionLocator());
       DecodedMessageMapper mapper = new DecodedMessageMapper(schema, () -> values.connection().unwrap(BaseConnection.class));
-      return new DecoderSession(values, replication, stream, mapper);
+      return new DecoderSession(values, metadata, replication, stream, mapper);
     } catch (SQLException | InterruptedException | RuntimeException e) {
       closeQuietly(replication);
       values.close();
@@ -96,6 +99,32 @@ final class DecoderSession implements AutoCloseable {
   /** Runs a statement on the values connection (the heartbeat's logical message). */
   void execute(String sql) throws SQLException {
     values.execute(sql);
+  }
+
+  /**
+   * Closes a session whose connection failed (dropped, or Postgres restarted). Each connection's
+   * socket is aborted first: a graceful close writes a Terminate message, which fails on a dead
+   * socket, and Debezium logs that failure as an ERROR with two stack traces, for what is a
+   * routine reconnect (issue 30).
+   */
+  void abandon() {
+    abort(replication);
+    abort(metadata);
+    abort(values);
+    close();
+  }
+
+  /** Drops the connection's socket without a word to the server; closing it afterwards is quiet. */
+  private static void abort(Object connection) {
+    if (connection instanceof JdbcConnection jdbc) {
+      try {
+        if (jdbc.isConnected()) { // never connection() on a closed one: it would connect again
+          jdbc.connection().abort(Runnable::run);
+        }
+      } catch (SQLException e) {
+        // aborting only closes the socket; whatever is left, close() handles
+      }
+    }
   }
 
   @Override

@@ -6,6 +6,9 @@ import io.debezium.connector.postgresql.connection.PostgresConnection;
 import io.debezium.relational.Column;
 import io.debezium.relational.TableId;
 import io.debezium.relational.Tables;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -22,17 +25,40 @@ import java.util.List;
  * from pg2lite's own DDL messages, never from Debezium's schemas; row values are read with
  * {@code Struct.getWithoutDefault}; and an optional field accepts every value a NOT NULL one
  * does. A required field, on the contrary, would reject the NULL of a row written before a later
- * {@code SET NOT NULL}. Cost: Debezium logs, per column of each Relation message, that the
- * column's optionality "could not be determined, defaulting to true".
+ * {@code SET NOT NULL}. The decoder would log, per column of each Relation message, that the
+ * column's optionality "could not be determined"; {@link RelationDecoderConfig} tells it that this
+ * is on purpose (issue 30: a healthy pipeline logs no warning).
  *
- * <p>Primary-key look-ups still read the current catalog (the decoder keeps only key columns the
- * Relation message has).
+ * <p>Key look-ups still read the current catalog (the decoder keeps only key columns the Relation
+ * message has): the primary key, else the columns of the table's unique indexes, which is what
+ * the decoder itself falls back to, with a warning, when a table has no primary key. A table
+ * with neither is answered with {@link #NO_KEY}, a name no column can have, which the decoder
+ * drops (it keeps only key names the Relation message has), so the table has no key, as before,
+ * and no warning is logged for a table that is valid as it is (REPLICA IDENTITY FULL).
  */
 final class RelationTypedMetadataConnection extends PostgresConnection {
   static final String USAGE = "pg2lite relation metadata";
 
   RelationTypedMetadataConnection(PostgresConnectorConfig config, TypeRegistry types) {
     super(config, types, USAGE);
+  }
+
+  /**
+   * A column name no Postgres column can have: longer than the 63 bytes of an identifier
+   * (NAMEDATALEN - 1). The decoder removes key names its Relation message lacks.
+   */
+  static final String NO_KEY = "pg2lite: no primary key and no unique index on this table; "
+      + "this name is longer than any Postgres identifier can be";
+
+  /** The primary key; else the unique indexes' columns (the decoder's fallback); else {@link #NO_KEY}. */
+  @Override
+  public List<String> readPrimaryKeyNames(DatabaseMetaData metadata, TableId id) throws SQLException {
+    List<String> key = super.readPrimaryKeyNames(metadata, id);
+    if (key == null || key.isEmpty()) {
+      key = readTableUniqueIndices(metadata, id);
+    }
+    // Mutable: the decoder removes the names its Relation message does not have.
+    return key == null || key.isEmpty() ? new ArrayList<>(List.of(NO_KEY)) : new ArrayList<>(key);
   }
 
   /** No columns: the decoder types every column from the Relation message itself. */

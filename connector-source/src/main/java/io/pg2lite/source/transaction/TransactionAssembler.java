@@ -134,7 +134,7 @@ public final class TransactionAssembler {
    * has not moved, because only a commit moves it.
    */
   private void resentFromStart(List<Emitted> out, ReplicationEvent.TxBegin b) {
-    LOG.warn("Upstream began transaction {} while transaction {} was open (the replication stream restarted): "
+    LOG.info("Upstream began transaction {} while transaction {} was open (the replication stream restarted): "
         + "closing the open one{}", b.txId(), open.txId, open.begun ? " with a rollback" : "");
     cut(out, "the replication stream restarted inside transaction " + open.txId);
   }
@@ -177,7 +177,7 @@ public final class TransactionAssembler {
       // Already written before a restart. Its begin and changes went out under the pre-commit
       // watermark after the last commit, which consumers do not skip: close them with a rollback
       // so nothing of the repeat is applied, and leave the position where it is.
-      LOG.warn("Transaction {} committed at {} ({}) was written before: not after the last commit written, {}; "
+      LOG.info("Transaction {} committed at {} ({}) was written before: not after the last commit written, {}; "
           + "{}", tx.txId, e.commitLsn(), commit, position.lastCommit(), tx.begun ? "rolling back its repeat" : "skipped");
       if (tx.begun) {
         out.add(new Emitted(new ChangeLogEntry(tx.watermark, tx.pos + 1, new Rollback("transaction " + tx.txId

@@ -140,6 +140,15 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public static WorkerProcess start(java.util.Properties workerProperties, Map<String, String> overrides,
       Map<String, String> environment, String maxHeap, Path workDir) throws IOException {
+    return start(workerProperties, overrides, environment, maxHeap, workDir, List.of());
+  }
+
+  /**
+   * As {@link #start(java.util.Properties, Map, Map, String, Path)}, with {@code jvmOptions} on the
+   * worker's command line before its main class (a logger's level as a system property, say).
+   */
+  public static WorkerProcess start(java.util.Properties workerProperties, Map<String, String> overrides,
+      Map<String, String> environment, String maxHeap, Path workDir, List<String> jvmOptions) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -153,8 +162,10 @@ public final class WorkerProcess implements AutoCloseable {
       props.store(w, "pg2lite worker");
     }
     Path gc = workDir.resolve("worker-gc.log");
-    List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx" + maxHeap,
-        "-Xlog:gc:file=" + gc, "-cp", classpath(), "org.apache.kafka.connect.cli.ConnectDistributed", file.toString());
+    List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        "-Xmx" + maxHeap, "-Xlog:gc:file=" + gc));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-cp", classpath(), "org.apache.kafka.connect.cli.ConnectDistributed", file.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(workDir.resolve("worker.log").toFile());
     pb.environment().putAll(environment);

@@ -140,7 +140,7 @@ public final class ReplicaComparator {
       }
     }
     if (key.isEmpty()) {
-      out.add(new Difference(table, null, null, "has no primary key", "(rows not compared)"));
+      out.add(new Difference(table, null, null, "has no primary key or replica identity index", "(rows not compared)"));
       return 0;
     }
     if (!liteColumns.containsAll(key)) {
@@ -226,11 +226,14 @@ public final class ReplicaComparator {
     return out;
   }
 
+  /** The primary key's columns; for a table without one, its replica identity index's (the row key upstream). */
   private static List<String> primaryKey(Connection pg, String table) throws SQLException {
     List<String> out = new ArrayList<>();
     try (PreparedStatement ps = pg.prepareStatement("SELECT a.attname FROM pg_index i"
         + " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
-        + " WHERE i.indrelid = ?::regclass AND i.indisprimary ORDER BY array_position(i.indkey::int2[], a.attnum)")) {
+        + " WHERE i.indrelid = ?::regclass AND i.indexrelid = (SELECT j.indexrelid FROM pg_index j"
+        + " WHERE j.indrelid = i.indrelid AND (j.indisprimary OR j.indisreplident) ORDER BY j.indisprimary DESC LIMIT 1)"
+        + " ORDER BY array_position(i.indkey::int2[], a.attnum)")) {
       ps.setString(1, "public." + WorkloadGenerator.ident(table));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
