@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.backfill.copy.CopyHolds;
 import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.copy.TableCopySource;
 import io.pg2lite.backfill.schedule.BackfillScheduler;
@@ -103,6 +104,28 @@ class BackfillStreamTest {
 
   void mainCommit(Watermark w) {
     write(List.of(new ChangeLogEntry(w, 1, new Commit(0, null))));
+  }
+
+  /** A copy held by a test (CopyHolds) writes nothing past its hold, and goes on once released. */
+  @Test
+  void aHeldCopyWritesNothingPastItsHoldUntilReleased() {
+    requireTable();
+    List<ChangeLogEntry> written = new ArrayList<>();
+    try (CopyHolds.Hold hold = CopyHolds.holdAfter(T, 10)) {
+      written.addAll(write(stream.nextTransaction(MainStreamState.IDLE)));
+      for (int i = 0; i < 5; i++) {
+        written.addAll(write(stream.nextTransaction(MainStreamState.IDLE)));
+      }
+      long rows = written.stream().filter(e -> e.message() instanceof DataChange.Backfill)
+          .mapToLong(e -> ((DataChange.Backfill) e.message()).rowValues().size()).sum();
+      assertEquals(10, rows, "one batch of 10 rows, then nothing while held");
+    }
+    mainCommit(nextSnapshot);
+    for (int i = 0; i < 5 && written.stream().noneMatch(e -> e.message() instanceof SchemaChange.BackfillCompleted); i++) {
+      written.addAll(write(stream.nextTransaction(MainStreamState.IDLE)));
+    }
+    assertTrue(written.stream().anyMatch(e -> e.message() instanceof SchemaChange.BackfillCompleted),
+        "released, the copy completes");
   }
 
   @Test

@@ -344,6 +344,20 @@ class BackfillIT {
           p.worker.rest().stop(source);
           p.worker.rest().awaitStopped(source, Pipeline.WAIT);
           p.worker.awaitTaskThreadsGone(source, Pipeline.WAIT);
+          // REST says STOPPED once the empty task list is written; the old task is gone for
+          // certain once Postgres no longer sees its replication connection on the slot.
+          Await.until("the stopped source's replication connection gone from slot " + p.name + "_slot",
+              Pipeline.WAIT, () -> {
+                try {
+                  return List.of("false").equals(p.db.queryColumn(
+                      "SELECT active::text FROM pg_replication_slots WHERE slot_name = '" + p.name + "_slot'"));
+                } catch (SQLException e) {
+                  return false;
+                }
+              });
+          System.out.println("bf_restart: source stopped with " + Pipeline.replica(replica,
+              "SELECT count(*) FROM \"_pg2lite.copying." + table + "\"").get(0).get(0) + " rows of " + table
+              + " copied (held after 1,000)");
           assertFalse(p.backfillCompleted(table), "a held copy cannot complete");
         }
         p.worker.rest().resume(source);
@@ -363,6 +377,10 @@ class BackfillIT {
       Await.until("the restarted task copying " + table + " from a new snapshot", LONG, () -> {
         if (p.backfillSnapshots(table).size() >= 2) {
           return true;
+        }
+        if (p.backfillCompleted(table)) {
+          throw new AssertionError("the copy of " + table + " completed from its first snapshot "
+              + p.backfillSnapshots(table) + ": the stop did not land inside it");
         }
         String failure = p.worker.rest().status(source).failure();
         if (failure != null) {

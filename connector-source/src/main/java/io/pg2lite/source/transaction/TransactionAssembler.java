@@ -71,6 +71,11 @@ public final class TransactionAssembler {
     return open != null;
   }
 
+  /** How many changes of the open transaction were handed out; -1 outside a transaction. */
+  public long changesOfOpenTransaction() {
+    return open == null ? -1 : open.begun ? open.pos : 0;
+  }
+
   public List<Emitted> accept(ReplicationEvent event) {
     List<Emitted> out = new ArrayList<>(2);
     if (event instanceof ReplicationEvent.TxBegin b) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
+import io.pg2lite.source.transaction.TransactionHolds;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
@@ -73,11 +74,16 @@ class SourceFailuresIT {
       config.put("exactly.once.split.bytes", String.valueOf(1L << 30));
       f.start(config);
       f.awaitEntries(3, WAIT);
-      f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, 100000) g");
-      try (TopicReader raw = new TopicReader(stack.kafka().bootstrapServers(), f.topic, "read_uncommitted")) {
-        Await.until("part of the big transaction written", WAIT, () -> !raw.read(1000, Duration.ofMillis(200)).isEmpty());
+      // Held after 1,000 of its rows (TransactionHolds), the source is inside the transaction for
+      // certain when the worker stops, however fast it would write the rest.
+      try (TransactionHolds.Hold hold = TransactionHolds.holdAfter(f.slot(), 1_000)) {
+        f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, 100000) g");
+        try (TopicReader raw = new TopicReader(stack.kafka().bootstrapServers(), f.topic, "read_uncommitted")) {
+          Await.until("part of the big transaction written", WAIT,
+              () -> !raw.read(1000, Duration.ofMillis(200)).isEmpty());
+        }
+        first.close(); // the task stops mid-transaction: its Kafka transaction is never committed
       }
-      first.close(); // the task stops mid-transaction: its Kafka transaction is never committed
       second = stack.newConnectWorker().groupId(first.groupId()).start();
       f.movedTo(second);
       ConnectWorker w = second;
@@ -102,7 +108,7 @@ class SourceFailuresIT {
    */
   @Test
   void atLeastOnceClosesACutTransactionWithARollback(TestStack stack) throws Exception {
-    int rows = 300_000;
+    int rows = 50_000;
     ConnectWorker first = stack.newConnectWorker().set("exactly.once.source.support", "disabled").start();
     ConnectWorker second = null;
     try (SourceFixture f = new SourceFixture(stack, "fail_alo", first)) {
@@ -112,11 +118,14 @@ class SourceFailuresIT {
       config.remove("transaction.boundary");
       f.start(config);
       f.awaitEntries(3, WAIT);
-      // Large enough that the worker's graceful stop (a few seconds) ends inside it: at the warm
-      // source's 30k+ rows/s a 100,000-row transaction was once written whole before the stop.
-      f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, " + rows + ") g");
-      Await.until("part of the big transaction written", WAIT, () -> f.awaitEntries(1000, Duration.ofMillis(200)).size() > 1000);
-      first.close();
+      // Held after 1,000 of its rows (TransactionHolds), the source is inside the transaction for
+      // certain when the worker's graceful stop comes, however fast it would write the rest.
+      try (TransactionHolds.Hold hold = TransactionHolds.holdAfter(f.slot(), 1_000)) {
+        f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, " + rows + ") g");
+        Await.until("part of the big transaction written", WAIT,
+            () -> f.awaitEntries(1000, Duration.ofMillis(200)).size() > 1000);
+        first.close();
+      }
       List<ChangeLogEntry> cut = f.awaitEntries(1_000_000, Duration.ofSeconds(2));
       assertTrue(cut.get(cut.size() - 1).kind() == MessageKind.DATA, "the log ends inside the transaction");
       second = stack.newConnectWorker().groupId(first.groupId()).set("exactly.once.source.support", "disabled").start();

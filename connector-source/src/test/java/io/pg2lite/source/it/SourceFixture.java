@@ -45,6 +45,11 @@ final class SourceFixture implements AutoCloseable {
     this.worker = worker;
   }
 
+  /** The slot the connector's {@link #config()} names. */
+  String slot() {
+    return name + "_slot";
+  }
+
   Map<String, String> config() {
     Map<String, String> c = ConnectorConfigs.source(stack, name, db.name(), name, topic);
     c.put("heartbeat.interval.ms", "1000");
@@ -142,7 +147,7 @@ final class SourceFixture implements AutoCloseable {
             () -> {
               try {
                 return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = '"
-                    + name + "_slot'").stream().noneMatch("true"::equals);
+                    + slot() + "'").stream().noneMatch("true"::equals);
               } catch (java.sql.SQLException e) {
                 throw new IllegalStateException(e);
               }
