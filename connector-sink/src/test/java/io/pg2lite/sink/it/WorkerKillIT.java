@@ -3,6 +3,7 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.source.transaction.TransactionHolds;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
@@ -14,6 +15,7 @@ import io.pg2lite.testkit.sqlite.SqliteFiles;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -40,7 +42,10 @@ class WorkerKillIT {
     String name = exactlyOnce ? "kill_eos" : "kill_alo";
     Path work = Files.createTempDirectory("pg2lite-" + name);
     String topic = stack.kafka().uniqueTopicName(name);
-    WorkerProcess first = WorkerProcess.start(stack.kafka().bootstrapServers(), "512m", work, exactlyOnce);
+    // The first worker holds the source inside the large transaction after 1,000 of its rows
+    // (TransactionHolds), so the kill lands inside it on any machine; the second has no hold.
+    WorkerProcess first = WorkerProcess.start(stack.kafka().bootstrapServers(), "512m", work, exactlyOnce, null,
+        Map.of(), List.of("-D" + TransactionHolds.PROPERTY + "=" + name + "_slot=1000"));
     WorkerProcess second = null;
     ExecutorService writer = Executors.newSingleThreadExecutor();
     try (TestDatabase db = stack.postgres().newDatabase(name); SqliteFiles files = new SqliteFiles()) {
@@ -58,8 +63,9 @@ class WorkerKillIT {
         return null;
       });
       try (TopicReader raw = new TopicReader(stack.kafka().bootstrapServers(), topic, "read_uncommitted")) {
+        long[] read = {0}; // each read returns what came since the last one: the held source writes no more
         Await.until("part of the large transaction written", WAIT,
-            () -> raw.read(1000, Duration.ofMillis(200)).size() >= 1000);
+            () -> (read[0] += raw.read(1000, Duration.ofMillis(200)).size()) >= 1000);
       }
       first.kill();
       second = WorkerProcess.start(stack.kafka().bootstrapServers(), "512m", work, exactlyOnce, first.groupId());

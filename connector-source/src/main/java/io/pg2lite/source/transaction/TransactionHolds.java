@@ -12,11 +12,26 @@ import java.util.concurrent.ConcurrentHashMap;
  * works as usual.
  *
  * <p>Keyed by slot name and process-wide, because the integration tests' Connect worker runs in
- * the test's JVM and makes its tasks itself. Production code never sets a hold; with none set,
- * {@link #admits} is one look-up in an empty map per poll.
+ * the test's JVM and makes its tasks itself. A worker in a process of its own (a test that kills
+ * it) is held by the system property {@value #PROPERTY} ({@code <slot>=<changes>}), for the life
+ * of that process: the worker that takes over is started without it. Production code never sets
+ * a hold; with none set, {@link #admits} is one look-up in an empty map per poll.
  */
 public final class TransactionHolds {
+  /** Holds a worker process: {@code -Dpg2lite.test.holdTransactionAfter=<slot>=<changes>}. */
+  public static final String PROPERTY = "pg2lite.test.holdTransactionAfter";
   private static final Map<String, Long> HOLDS = new ConcurrentHashMap<>();
+
+  static {
+    String hold = System.getProperty(PROPERTY);
+    if (hold != null) {
+      int eq = hold.lastIndexOf('=');
+      if (eq <= 0) {
+        throw new IllegalArgumentException(PROPERTY + " must be <slot>=<changes>, not " + hold);
+      }
+      HOLDS.put(hold.substring(0, eq), Long.parseLong(hold.substring(eq + 1)));
+    }
+  }
 
   private TransactionHolds() {}
 

@@ -84,6 +84,15 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce,
       String groupId, Map<String, String> environment) throws IOException {
+    return start(bootstrapServers, maxHeap, workDir, exactlyOnce, groupId, environment, List.of());
+  }
+
+  /**
+   * As {@link #start(String, String, Path, boolean, String, Map)}, with {@code jvmOptions} on the
+   * worker's command line before its main class (a test seam's system property, say).
+   */
+  public static WorkerProcess start(String bootstrapServers, String maxHeap, Path workDir, boolean exactlyOnce,
+      String groupId, Map<String, String> environment, List<String> jvmOptions) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -105,8 +114,9 @@ public final class WorkerProcess implements AutoCloseable {
         "config.providers.env.class=org.apache.kafka.common.config.provider.EnvVarConfigProvider"));
     Path gc = workDir.resolve("worker-" + port + "-gc.log");
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-Xmx" + maxHeap, "-XX:+ExitOnOutOfMemoryError", "-Xlog:gc:file=" + gc, "-cp", classpath(),
-        "org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
+        "-Xmx" + maxHeap, "-XX:+ExitOnOutOfMemoryError", "-Xlog:gc:file=" + gc));
+    cmd.addAll(jvmOptions);
+    cmd.addAll(List.of("-cp", classpath(), "org.apache.kafka.connect.cli.ConnectDistributed", props.toString()));
     String jfr = System.getProperty("pg2lite.bench.jfr");
     if (jfr != null) { // profile the worker: -Dpg2lite.bench.jfr=/tmp/worker.jfr
       // 1 ms samples: the profile's 10-20 ms leaves too few samples of a short drain to rank stages.
