@@ -1,6 +1,6 @@
 package io.pg2lite.backfill;
 
-import io.pg2lite.backfill.copy.CopyHolds;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.copy.TableCopySource;
 import io.pg2lite.backfill.schedule.BackfillScheduler;
@@ -213,8 +213,8 @@ public final class BackfillStream implements AutoCloseable {
       throws Exception {
     long rows = 0;
     for (int b = 0; b < batches && !copyFinished && (b == 0 || clockMillis.getAsLong() < deadline); b++) {
-      if (!CopyHolds.admits(copy.relation().table(), copy.status().rows())) {
-        break; // held by a test (CopyHolds): nothing more of this copy for now
+      if (!TestHolds.admits(TestHolds.COPY, copy.relation().table(), copy.status().rows())) {
+        break; // held by a test (TestHolds): nothing more of this copy for now
       }
       List<List<Value>> batch = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
       if (batch.isEmpty()) {

@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.backfill.copy.CopyHolds;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.copy.TableCopySource;
 import io.pg2lite.backfill.schedule.BackfillScheduler;
@@ -106,12 +106,12 @@ class BackfillStreamTest {
     write(List.of(new ChangeLogEntry(w, 1, new Commit(0, null))));
   }
 
-  /** A copy held by a test (CopyHolds) writes nothing past its hold, and goes on once released. */
+  /** A copy held by a test (TestHolds) writes nothing past its hold, and goes on once released. */
   @Test
   void aHeldCopyWritesNothingPastItsHoldUntilReleased() {
     requireTable();
     List<ChangeLogEntry> written = new ArrayList<>();
-    try (CopyHolds.Hold hold = CopyHolds.holdAfter(T, 10)) {
+    try (TestHolds.Hold hold = TestHolds.holdAfter(TestHolds.COPY, T.toString(), 10)) {
       written.addAll(write(stream.nextTransaction(MainStreamState.IDLE)));
       for (int i = 0; i < 5; i++) {
         written.addAll(write(stream.nextTransaction(MainStreamState.IDLE)));

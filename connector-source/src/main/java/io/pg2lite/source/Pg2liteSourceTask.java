@@ -2,8 +2,8 @@ package io.pg2lite.source;
 
 import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.connect.PluginVersion;
-import io.pg2lite.connect.failure.Backoff;
-import io.pg2lite.connect.failure.Failures;
+import io.pg2lite.connect.failure.Healing;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.KafkaCommitPolicy;
@@ -15,7 +15,6 @@ import io.pg2lite.source.transaction.Emitted;
 import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
-import io.pg2lite.source.transaction.TransactionHolds;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +30,7 @@ import org.slf4j.LoggerFactory;
  * The source task: upstream events in, change-log records out. It only translates between
  * Connect and the plain classes that do the work ({@link SourceStartup},
  * {@link TransactionAssembler}, {@link StreamMultiplexer}, {@link ChangeLogRecords}); what it opens
- * against Postgres and Kafka comes from a {@link StreamFactory}.
+ * against Postgres and Kafka comes from a {@link SourceWiring}.
  *
  * <p>Durability: records go to Connect from {@link #poll()}; Connect writes them and, once Kafka
  * has stored them, their offsets; {@link #commit()} then lets the replication stream confirm to
@@ -47,13 +46,12 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
-  private final StreamFactory streams;
+  private final SourceWiring streams;
   private final Clock clock;
   private SourceConfig config;
   private SourcePartition partition;
-  private Backoff startUpRetries;
-  /** When the next start-up attempt may run (epoch ms), after a transient fault. */
-  private long nextStartUpAt;
+  /** Heals the start-up: retried from {@link #poll} after a transient fault, until it succeeds or gives up. */
+  private Healing startUpHealing;
   /**
    * Set by {@link #stop} (Connect's thread) under {@link #lifecycle}: a start-up that finishes
    * after it must close what it opened instead of publishing it.
@@ -75,7 +73,7 @@ public class Pg2liteSourceTask extends SourceTask {
 
   /** The task Connect creates: Debezium, Postgres and Kafka for real, the system clock. */
   public Pg2liteSourceTask() {
-    this(new DebeziumStreamFactory(), Clock.systemUTC());
+    this(new PostgresKafkaWiring(), Clock.systemUTC());
   }
 
   /**
@@ -83,7 +81,7 @@ public class Pg2liteSourceTask extends SourceTask {
    * start-up retries and the backfill. (The exactly-once commit interval runs on
    * {@link System#nanoTime}, which never goes back.)
    */
-  Pg2liteSourceTask(StreamFactory streams, Clock clock) {
+  Pg2liteSourceTask(SourceWiring streams, Clock clock) {
     this.streams = streams;
     this.clock = clock;
   }
@@ -98,7 +96,8 @@ public class Pg2liteSourceTask extends SourceTask {
     config = new SourceConfig(props);
     partition = new SourcePartition(config.database, config.slot);
     transactions = context.transactionContext();
-    startUpRetries = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
+    startUpHealing = Healing.forRetries("The source's start-up (slot " + config.slot + ")", config.retryBackoffMaxMs,
+        config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, LOG, clock::millis);
     try {
       // The first attempt before Connect reports the task RUNNING, so that, as long as nothing is
       // down, RUNNING means the topics and the slot exist: a sink registered next validates its
@@ -110,16 +109,14 @@ public class Pg2liteSourceTask extends SourceTask {
   }
 
   /**
-   * Connects to Kafka and Postgres and prepares streaming ({@link StreamFactory#prepare}); true once
+   * Connects to Kafka and Postgres and prepares streaming ({@link SourceWiring#prepare}); true once
    * streaming can begin. Tried once in {@link #start}, then from {@link #poll} until it succeeds,
    * because Connect fails a task whose start throws for good: a Postgres or broker that is down or
    * restarting when the task starts is a transient fault, retried with a bounded backoff while
    * the task stays RUNNING. A permanent fault throws, from either.
    */
   private boolean startUp() throws InterruptedException {
-    long now = clock.millis();
-    if (now < nextStartUpAt) {
-      Thread.sleep(Math.min(nextStartUpAt - now, 500));
+    if (!startUpHealing.attemptDue(500)) {
       return false;
     }
     ReplicationStream upstream = null;
@@ -128,7 +125,7 @@ public class Pg2liteSourceTask extends SourceTask {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
       SourceStartup.State state = streams.prepare(config, stored);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
-      upstream = streams.replication(config, context, () -> partition.stored(context.offsetStorageReader()),
+      upstream = streams.replication(config, () -> partition.stored(context.offsetStorageReader()),
           () -> assembled.position().toOffset());
       mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
       upstream.start();
@@ -150,7 +147,7 @@ public class Pg2liteSourceTask extends SourceTask {
           metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
         }
       }
-      startUpRetries.reset();
+      startUpHealing.succeeded();
       return true;
     } catch (RuntimeException e) {
       if (mux != null) {
@@ -159,21 +156,7 @@ public class Pg2liteSourceTask extends SourceTask {
       if (upstream != null) {
         upstream.close();
       }
-      if (!Failures.isTransient(e)) {
-        throw e;
-      }
-      long wait = startUpRetries.next();
-      if (wait < 0) {
-        throw new ConnectException("the source could not start for " + startUpRetries.failingForMs() / 1000
-            + " s (" + SourceConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
-      }
-      if (startUpRetries.routine()) {
-        LOG.info("The source cannot start yet ({}); trying again in {} ms", e.getMessage(), wait);
-      } else {
-        LOG.warn("The source cannot start for {} s ({}); trying again in {} ms", startUpRetries.failingForMs() / 1000,
-            e.getMessage(), wait);
-      }
-      nextStartUpAt = clock.millis() + wait;
+      startUpHealing.failed(e, "trying again"); // throws a permanent fault, or one that lasts too long
       return false;
     }
   }
@@ -183,8 +166,8 @@ public class Pg2liteSourceTask extends SourceTask {
     if (stream == null && !startUp()) {
       return null;
     }
-    if (!TransactionHolds.admits(config.slot, assembler.changesOfOpenTransaction())) {
-      Thread.sleep(100); // held by a test (TransactionHolds): as idle as a quiet database
+    if (!TestHolds.admits(TestHolds.TRANSACTION, config.slot, assembler.changesOfOpenTransaction())) {
+      Thread.sleep(100); // held by a test (TestHolds): as idle as a quiet database
       return null;
     }
     List<Emitted> emitted;

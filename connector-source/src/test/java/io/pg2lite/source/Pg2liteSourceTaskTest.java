@@ -99,7 +99,7 @@ class Pg2liteSourceTaskTest {
   }
 
   /** Everything but the replication stream is what a restart after the first-start transaction finds. */
-  private final StreamFactory streams = new StreamFactory() {
+  private final SourceWiring streams = new SourceWiring() {
     @Override
     public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
       if (!prepareFailures.isEmpty()) {
@@ -113,8 +113,8 @@ class Pg2liteSourceTaskTest {
     }
 
     @Override
-    public ReplicationStream replication(SourceConfig config, SourceTaskContext context,
-        Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
+    public ReplicationStream replication(SourceConfig config, Supplier<Map<String, ?>> storedOffset,
+        Supplier<Map<String, ?>> resumeOffset) {
       return stream;
     }
 

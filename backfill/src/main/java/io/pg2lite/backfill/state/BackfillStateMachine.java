@@ -1,5 +1,7 @@
 package io.pg2lite.backfill.state;
 
+import io.pg2lite.connect.failure.Backoff;
+import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.protocol.message.Begin;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
@@ -11,6 +13,7 @@ import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.watermark.Watermark;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -35,16 +38,28 @@ import org.slf4j.LoggerFactory;
  * being copied makes snapshots older than that commit useless ({@link RunningBackfill#minSnapshot}).
  *
  * <p>Which request runs next is chosen at random among those required, so one table that keeps
- * failing (no row key yet) never holds back the others; failures back off 2 s doubling to 60 s.
+ * failing (no row key yet) never holds back the others; failures back off 2 s doubling to 60 s
+ * ({@link #copies}).
  */
 public final class BackfillStateMachine {
   private static final Logger LOG = LoggerFactory.getLogger(BackfillStateMachine.class);
 
   private final Map<String, BackfillRequest> required = new LinkedHashMap<>();
-  private final RetryBackoff backoff = new RetryBackoff();
+  /**
+   * The time of the call being handled: the machine is driven with explicit times (its callers'
+   * clock, a test's), and {@link #copies} reads it through this field.
+   */
+  private long nowMillis;
+  /**
+   * Heals failed copies: 2 s doubling to 60 s, back to 2 s after a copy ends normally, never
+   * giving up. A copy that fails for a lasting reason (a non-empty table without a row key) so
+   * costs one snapshot a minute, and one cut by a passing schema change retries soon.
+   */
+  private final Healing copies = new Healing("The backfill", new Backoff(Duration.ofSeconds(2),
+      Duration.ofSeconds(60), Duration.ofMillis(Long.MAX_VALUE), () -> nowMillis), e -> true,
+      "backfills never give up", LOG, () -> nowMillis, 0);
   private final Random random;
   private RunningBackfill running;
-  private long retryAtMillis = Long.MIN_VALUE;
   private Watermark reached;
   private boolean rowKeyChangeInTx;
   /** Bumped on every change of {@link #required}, so callers can cache its serialized form. */
@@ -93,7 +108,8 @@ public final class BackfillStateMachine {
    * Starts the next copy if none runs, no retry is pending and one is required; null otherwise.
    */
   public RunningBackfill startNext(long nowMillis) {
-    if (running != null || required.isEmpty() || nowMillis < retryAtMillis) {
+    this.nowMillis = nowMillis;
+    if (running != null || required.isEmpty() || copies.untilNextAttempt() > 0) {
       return null;
     }
     List<BackfillRequest> candidates = new ArrayList<>(required.values());
@@ -101,19 +117,16 @@ public final class BackfillStateMachine {
     return running;
   }
 
-  /** The copy failed: it stops, and the next start waits for the backoff delay. */
+  /**
+   * The copy failed: it stops, and the next start waits for the backoff delay. Logged at INFO while
+   * the failures are routine (a copy cut by a schema change of its table, or by a reconnect), at
+   * WARN once they last.
+   */
   public void failed(RunningBackfill run, String reason, long nowMillis) {
     stop(run, reason);
-    long delay = backoff.failed();
-    retryAtMillis = nowMillis + delay;
-    if (delay >= RetryBackoff.MAX_MILLIS) {
-      LOG.error("Backfill of {} failed, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
-    } else if (delay <= RetryBackoff.ROUTINE_MILLIS) {
-      // A copy cut by a schema change of its table, or by a reconnect: routine, retried soon.
-      LOG.info("Backfill of {} interrupted, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
-    } else {
-      LOG.warn("Backfill of {} failed, retrying in {} s: {}", run.request().key(), delay / 1000, reason);
-    }
+    this.nowMillis = nowMillis;
+    copies.failedTransiently("the copy of " + run.request().key() + " failed: " + reason,
+        "copying it or another table again from a new snapshot");
   }
 
   /** The runner gave up a cancelled copy; another may start at once. */
@@ -123,7 +136,8 @@ public final class BackfillStateMachine {
 
   /** Milliseconds until a retry may start, 0 when none is pending. */
   public long retryDelay(long nowMillis) {
-    return nowMillis >= retryAtMillis ? 0 : retryAtMillis - nowMillis;
+    this.nowMillis = nowMillis;
+    return copies.untilNextAttempt();
   }
 
   /** Applies one entry the source wrote, in log order. */
@@ -233,7 +247,7 @@ public final class BackfillStateMachine {
       }
     }
     if (running != null && running.request().table().equals(t)) {
-      backoff.succeeded();
+      copies.succeeded();
       running = null;
     }
   }

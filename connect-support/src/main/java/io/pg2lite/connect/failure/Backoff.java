@@ -38,9 +38,12 @@ public final class Backoff {
    * ({@code retry.timeout.ms}) without a success, on the wall clock.
    */
   public static Backoff forRetries(long maxWaitMs, long giveUpAfterMs) {
-    return new Backoff(Duration.ofMillis(500), Duration.ofMillis(maxWaitMs), Duration.ofMillis(giveUpAfterMs),
+    return new Backoff(Duration.ofMillis(FIRST_WAIT_MS), Duration.ofMillis(maxWaitMs), Duration.ofMillis(giveUpAfterMs),
         System::currentTimeMillis);
   }
+
+  /** The first wait of the connectors' retry policy ({@link #forRetries}). */
+  public static final long FIRST_WAIT_MS = 500;
 
   /** The wait before the next attempt after a transient failure, or -1 when it is time to give up. */
   public long next() {

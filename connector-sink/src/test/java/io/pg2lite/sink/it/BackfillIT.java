@@ -4,7 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.backfill.copy.CopyHolds;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
@@ -324,7 +324,7 @@ class BackfillIT {
   /**
    * The source is stopped in the middle of a copy and resumed: the new task copies again from a
    * new snapshot, and the replica ends equal to Postgres. The copy is held after its first
-   * thousand rows ({@link CopyHolds}) until the old task has stopped, so the stop lands inside it
+   * thousand rows ({@link TestHolds}) until the old task has stopped, so the stop lands inside it
    * on any machine, however fast the copy would otherwise run (issue 30).
    */
   @Test
@@ -337,7 +337,7 @@ class BackfillIT {
       String table = "s1";
       createFilled(p, table, 20_000);
       try (Writer w = new Writer(p, table, 20_000, 20)) {
-        try (CopyHolds.Hold hold = CopyHolds.holdAfter(new QualifiedName("public", table), 1_000)) {
+        try (TestHolds.Hold hold = TestHolds.holdAfter(TestHolds.COPY, new QualifiedName("public", table).toString(), 1_000)) {
           p.db.execute("ALTER PUBLICATION bf_restart_pub ADD TABLE " + table);
           // The copy has begun once a backfill record of it is in the log. (Rows in the table's
           // copying name prove nothing: the writer's live changes land there too, and a stop

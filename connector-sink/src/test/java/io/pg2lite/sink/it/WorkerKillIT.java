@@ -3,7 +3,7 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.source.transaction.TransactionHolds;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
@@ -43,9 +43,9 @@ class WorkerKillIT {
     Path work = Files.createTempDirectory("pg2lite-" + name);
     String topic = stack.kafka().uniqueTopicName(name);
     // The first worker holds the source inside the large transaction after 1,000 of its rows
-    // (TransactionHolds), so the kill lands inside it on any machine; the second has no hold.
+    // (TestHolds), so the kill lands inside it on any machine; the second has no hold.
     WorkerProcess first = WorkerProcess.start(stack.kafka().bootstrapServers(), "512m", work, exactlyOnce, null,
-        Map.of(), List.of("-D" + TransactionHolds.PROPERTY + "=" + name + "_slot=1000"));
+        Map.of(), List.of("-D" + TestHolds.PROPERTY + "=" + TestHolds.TRANSACTION + name + "_slot=1000"));
     WorkerProcess second = null;
     ExecutorService writer = Executors.newSingleThreadExecutor();
     try (TestDatabase db = stack.postgres().newDatabase(name); SqliteFiles files = new SqliteFiles()) {

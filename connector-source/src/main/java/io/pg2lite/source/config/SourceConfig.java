@@ -56,13 +56,6 @@ public final class SourceConfig {
       + "'unique-index' (default) accepts a unique index over NOT NULL columns and sets REPLICA IDENTITY USING it; "
       + "'primary-key' requires a primary key.";
   public static final String REPLICA_IDENTITY_DEFAULT = "unique-index";
-  public static final String REPLICATION_READER_CONFIG = "replication.reader";
-  private static final String REPLICATION_READER_DOC = "How the slot is read. 'decoder' (default): Debezium's "
-      + "replication connection and pgoutput decoder, read on the task's thread, without Debezium's Connect-record "
-      + "envelope (4-5x less CPU per row, ADR 0015). 'task': Debezium's whole Postgres task, whose records are "
-      + "mapped back (the reader before ADR 0015). Both hand out the same events and store the same positions, so "
-      + "the setting may change across a restart.";
-  public static final String REPLICATION_READER_DEFAULT = "decoder";
   public static final String HEARTBEAT_INTERVAL_CONFIG = "heartbeat.interval.ms";
   private static final String HEARTBEAT_INTERVAL_DOC = "How often an idle source writes a heartbeat, so the slot "
       + "advances and Postgres can recycle WAL even when no published table changes. 0 disables it.";
@@ -158,9 +151,6 @@ public final class SourceConfig {
             GROUP_REPLICATION, 4, Width.SHORT, "Replica identity policy")
         .define(HEARTBEAT_INTERVAL_CONFIG, Type.LONG, HEARTBEAT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, HEARTBEAT_INTERVAL_DOC, GROUP_REPLICATION, 5, Width.SHORT, "Heartbeat interval")
-        .define(REPLICATION_READER_CONFIG, Type.STRING, REPLICATION_READER_DEFAULT,
-            ConfigDef.ValidString.in("decoder", "task"), Importance.LOW, REPLICATION_READER_DOC, GROUP_REPLICATION, 6,
-            Width.SHORT, "Replication reader")
         .define(TOPIC_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
             TOPIC_DOC, GROUP_TOPIC, 1, Width.MEDIUM, "Change-log topic")
         .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
@@ -206,7 +196,6 @@ public final class SourceConfig {
   public final boolean requirePrimaryKey;
   public final long heartbeatIntervalMs;
   /** Whether the slot is read through Debezium's decoder ({@code decoder}) rather than its whole task. */
-  public final boolean decoderReader;
   public final String topic;
   public final boolean createTopics;
   public final short topicReplicationFactor;
@@ -239,7 +228,6 @@ public final class SourceConfig {
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
     requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
     heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_CONFIG);
-    decoderReader = "decoder".equals(c.getString(REPLICATION_READER_CONFIG));
     retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
     retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);
     topic = c.getString(TOPIC_CONFIG);

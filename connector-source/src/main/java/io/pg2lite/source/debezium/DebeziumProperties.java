@@ -1,6 +1,7 @@
 package io.pg2lite.source.debezium;
 
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.value.ConnectValueMapper;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -11,7 +12,6 @@ import java.util.Map;
  */
 final class DebeziumProperties {
   /** Debezium writes this for an unchanged TOASTed column; pg2lite drops the column instead. */
-  static final String UNCHANGED_TOAST = "__pg2lite_unchanged_toast__";
   /** Prefix of the transactional heartbeat message that moves an idle slot forward. */
   static final String HEARTBEAT_MESSAGE_PREFIX = "pg2lite.heartbeat";
 
@@ -29,7 +29,7 @@ final class DebeziumProperties {
       Map.entry("binary.handling.mode", "bytes"),
       Map.entry("hstore.handling.mode", "json"),
       Map.entry("include.unknown.datatypes", "true"),
-      Map.entry("unavailable.value.placeholder", UNCHANGED_TOAST),
+      Map.entry("unavailable.value.placeholder", ConnectValueMapper.UNCHANGED_TOAST),
       Map.entry("slot.drop.on.stop", "false"),
       // Row fields must carry the Postgres column names: the change log names columns by them,
       // and the decoder reader matches fields to columns by name (DecodedMessageMapper).

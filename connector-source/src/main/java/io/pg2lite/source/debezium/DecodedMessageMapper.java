@@ -4,37 +4,38 @@ import io.debezium.connector.postgresql.PostgresSchema;
 import io.debezium.connector.postgresql.PostgresStreamingChangeEventSource.PgConnectionSupplier;
 import io.debezium.connector.postgresql.connection.LogicalDecodingMessage;
 import io.debezium.connector.postgresql.connection.ReplicationMessage;
-import io.debezium.relational.Column;
 import io.debezium.relational.Table;
 import io.debezium.relational.TableId;
 import io.debezium.relational.TableSchema;
+import io.debezium.relational.ValueConverter;
+import io.debezium.relational.ValueConverterProvider;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
+import io.pg2lite.source.value.ConnectValueMapper;
+import io.pg2lite.source.value.PgOutputText;
+import io.pg2lite.source.value.TemporalText;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import org.apache.kafka.connect.data.Field;
-import org.apache.kafka.connect.data.Struct;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
  * Turns the messages of Debezium's pgoutput decoder ({@link ReplicationMessage}) into
  * {@link ReplicationEvent}s, with no Connect envelope in between (ADR 0015).
  *
- * <p>Values take exactly the path they took inside Debezium's task: each column is resolved to a
- * Java object by the decoder ({@code Column.getValue}), placed at its position in the table the
- * decoder built from the Relation message, and converted by that table's {@link TableSchema}
- * (Debezium's value converters, with pg2lite's fixed settings) into the row {@link Struct} that
- * {@link ConnectValueMapper} reads. Only the envelope around that struct (source block, offsets,
- * the change-event queue) is gone, so the change log's values stay byte for byte what they were.
+ * <p>Values take the converters they took inside Debezium's task: each column is resolved to a
+ * Java object by the decoder ({@code Column.getValue}), converted by the converter Debezium built
+ * for that column from the Relation message ({@link TableConverters}), and mapped to a protocol
+ * value by {@link ConnectValueMapper}, column by column. The envelope (source block, offsets, the
+ * change-event queue) and the per-row {@code Struct} are gone; the values are byte for byte what
+ * they were (DecoderEventsIT holds them to what Debezium's task handed out).
  *
  * <p>Unchanged TOASTed columns are absent from the row. As in Debezium's task, an update whose
  * old row image holds the column's value (REPLICA IDENTITY FULL) takes it from there instead.
@@ -54,8 +55,10 @@ final class DecodedMessageMapper {
 
   private final PostgresSchema schema;
   private final PgConnectionSupplier connection;
-  private final ConnectValueMapper values = new ConnectValueMapper();
+  private final ValueConverterProvider valueConverters;
+  private final ConnectValueMapper mapper = new ConnectValueMapper();
   private final Map<String, TableId> tableIds = new HashMap<>();
+  private final Map<TableId, TableConverters> converters = new HashMap<>();
   private long txId = -1;
   private Instant commitTime;
   private long events;
@@ -63,10 +66,12 @@ final class DecodedMessageMapper {
   /**
    * @param schema the schema the decoder fills from Relation messages
    * @param connection the JDBC connection the decoder may need to resolve a value
+   * @param valueConverters the converters {@code schema} was built with
    */
-  DecodedMessageMapper(PostgresSchema schema, PgConnectionSupplier connection) {
+  DecodedMessageMapper(PostgresSchema schema, PgConnectionSupplier connection, ValueConverterProvider valueConverters) {
     this.schema = schema;
     this.connection = connection;
+    this.valueConverters = valueConverters;
   }
 
   /**
@@ -135,89 +140,88 @@ final class DecodedMessageMapper {
     if (m.getOperation() == ReplicationMessage.Operation.TRUNCATE) {
       return new ReplicationEvent.Truncate(tx, table);
     }
-    Table described = schema.tableFor(id);
-    TableSchema converters = schema.schemaFor(id);
-    if (described == null || converters == null) {
-      throw new ConnectException("pgoutput sent a change of " + id + " before describing the table (no Relation message)");
-    }
-    List<String> key = converters.keySchema() == null ? List.of()
-        : converters.keySchema().fields().stream().map(Field::name).toList();
+    TableConverters converters = converters(id);
+    List<String> key = converters.source.keySchema() == null ? List.of()
+        : converters.source.keySchema().fields().stream().map(Field::name).toList();
     switch (m.getOperation()) {
       case INSERT:
         return new ReplicationEvent.RowChange(tx, RowOp.INSERT, table, key, null,
-            row(described, converters, m.getNewTupleList(), Map.of()));
+            row(converters, m.getNewTupleList(), Map.of(), null));
       case UPDATE: {
         Map<String, Object> old = new HashMap<>();
-        Row before = oldRow(described, converters, m.getOldTupleList(), old);
+        Row before = oldRow(converters, m.getOldTupleList(), old);
         return new ReplicationEvent.RowChange(tx, RowOp.UPDATE, table, key, before,
-            row(described, converters, m.getNewTupleList(), old));
+            row(converters, m.getNewTupleList(), old, null));
       }
       case DELETE:
         return new ReplicationEvent.RowChange(tx, RowOp.DELETE, table, key,
-            oldRow(described, converters, m.getOldTupleList(), new HashMap<>()), null);
+            oldRow(converters, m.getOldTupleList(), new HashMap<>()), null);
       default:
         throw new ConnectException("unexpected pgoutput operation " + m.getOperation() + " on " + id);
     }
   }
 
   /** The old row image, or null when pgoutput sent none; fills {@code oldValues} for TOAST look-ups. */
-  private Row oldRow(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
-      Map<String, Object> oldValues) {
+  private Row oldRow(TableConverters table, List<ReplicationMessage.Column> tuple, Map<String, Object> oldValues) {
     if (tuple == null || tuple.isEmpty()) {
       return null;
     }
-    return row(table, converters, tuple, Map.of(), oldValues);
-  }
-
-  private Row row(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
-      Map<String, Object> oldValues) {
-    return row(table, converters, tuple, oldValues, null);
+    return row(table, tuple, Map.of(), oldValues);
   }
 
   /**
-   * One row image: every column the tuple carries at its position in {@code table}, converted by
-   * the table's converters; an unchanged TOASTed column takes its value from {@code oldValues}
-   * when it has a non-null one there, and is left out of the row otherwise.
+   * One row image, in the order of the table's value schema: every column the tuple carries,
+   * converted by its column's converter and mapped ({@link ConnectValueMapper}); a column of the
+   * schema the tuple does not carry is null. An unchanged TOASTed column takes its value from
+   * {@code oldValues} when it has a non-null one there, and is left out of the row otherwise.
    *
    * @param seen receives each column's resolved value (null: not wanted)
    */
-  private Row row(Table table, TableSchema converters, List<ReplicationMessage.Column> tuple,
-      Map<String, Object> oldValues, Map<String, Object> seen) {
-    Object[] data = new Object[Math.max(table.columns().size(), tuple.size())];
-    Set<String> absent = new HashSet<>();
-    Map<String, Value> preset = null;
+  private Row row(TableConverters table, List<ReplicationMessage.Column> tuple, Map<String, Object> oldValues,
+      Map<String, Object> seen) {
+    int n = table.names.length;
+    Value[] values = new Value[n];
+    boolean[] absent = new boolean[n];
     for (ReplicationMessage.Column c : tuple) {
       String name = c.getName();
-      Column column = table.columnWithName(name);
-      if (column == null || column.position() - 1 >= data.length) {
-        throw new ConnectException("pgoutput sent column \"" + name + "\" of " + table.id()
+      int i = table.indexOf(name);
+      if (i < 0) {
+        throw new ConnectException("pgoutput sent column \"" + name + "\" of " + table.source.id()
             + ", which its Relation message did not describe");
       }
-      Object value;
+      Object raw;
       if (c.isToastedColumn()) {
-        value = oldValues.get(name);
-        if (value == null) {
-          absent.add(name);
+        raw = oldValues.get(name);
+        if (raw == null) {
+          absent[i] = true;
+          continue;
         }
       } else {
         String log = c.getType().getOid() == TIMESTAMPTZ_OID ? timestampTzText(c) : null;
         if (log != null) {
-          // Debezium's converter sees a null (cheap) and the row takes the preset text instead.
-          if (preset == null) {
-            preset = new HashMap<>();
-          }
-          preset.put(name, new Value.Text(log));
+          values[i] = new Value.Text(log); // read from Postgres' text, without Debezium's parse (ADR 0015)
           continue;
         }
-        value = c.getValue(connection, true);
+        raw = c.getValue(connection, true);
         if (seen != null) {
-          seen.put(name, value);
+          seen.put(name, raw);
         }
       }
-      data[column.position() - 1] = value;
+      ValueConverter converter = table.converters[i];
+      Object converted = converter == null ? null : converter.convert(raw);
+      if (ConnectValueMapper.isUnchangedToast(converted)) {
+        absent[i] = true;
+      } else {
+        values[i] = mapper.value(name, table.schemas[i], converted);
+      }
     }
-    Struct struct = converters.valueFromColumnData(data);
-    return values.row(struct, absent, preset == null ? Map.of() : preset);
+    Row.Builder row = Row.builder();
+    for (int i = 0; i < n; i++) {
+      if (!absent[i]) {
+        row.put(table.names[i], values[i] == null ? Value.NULL : values[i]);
+      }
+    }
+    return row.build();
   }
 
   /**
@@ -229,6 +233,24 @@ final class DecodedMessageMapper {
   private static String timestampTzText(ReplicationMessage.Column c) {
     String text = PgOutputText.of(c);
     return text == null ? null : TemporalText.timestampTzFromPostgres(text);
+  }
+
+  /**
+   * The converters of a table as its last Relation message described it: rebuilt when Debezium
+   * has replaced the table's schema (it does on every Relation message), else reused.
+   */
+  private TableConverters converters(TableId id) {
+    TableSchema current = schema.schemaFor(id);
+    Table described = schema.tableFor(id);
+    if (described == null || current == null) {
+      throw new ConnectException("pgoutput sent a change of " + id + " before describing the table (no Relation message)");
+    }
+    TableConverters cached = converters.get(id);
+    if (cached == null || cached.source != current) {
+      cached = new TableConverters(described, current, valueConverters);
+      converters.put(id, cached);
+    }
+    return cached;
   }
 
   /**

@@ -13,13 +13,22 @@ import io.debezium.connector.postgresql.connection.ReplicationStream;
 import io.debezium.connector.postgresql.connection.WalPositionLocator;
 import io.debezium.jdbc.JdbcConnection;
 import io.debezium.relational.CustomConverterRegistry;
+import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.replication.ReplicationSession;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
 import org.postgresql.core.BaseConnection;
 
 /**
- * One connection to the slot through Debezium's lower layer: the JDBC connection values are
+ * The {@link ReplicationSession} of Debezium's lower layer (ADR 0015): its replication connection
+ * and pgoutput decoder, read on the polling thread, mapped by {@link DecodedMessageMapper}. No
+ * Debezium task, queue, envelope or offset map per record.
+ *
+ * <p>One session holds the JDBC connection values are
  * resolved with, the schema the pgoutput decoder fills from Relation messages, the replication
  * connection and its stream. A restart after a fault opens a new session; nothing of an old one
  * is reused, so a half-broken connection cannot leak into the next attempt.
@@ -28,18 +37,27 @@ import org.postgresql.core.BaseConnection;
  * of every table from the catalog (tables are described by the Relation messages, which pgoutput
  * sends before a table's first change on every connection), no snapshot, no slot or publication
  * creation (the source's start-up made both). The metadata connection the decoder owns is
- * {@link RelationTypedMetadataConnection}, as in {@link RelationTypedPostgresTask} (ADR 0006), and
- * the decoder reads {@link RelationDecoderConfig}; schemas are named by {@link QuietSchemaNames}.
+ * {@link RelationTypedMetadataConnection} (ADR 0006), and the decoder reads
+ * {@link RelationDecoderConfig}; schemas are named by {@link QuietSchemaNames}.
  *
  * <p>{@link PostgresTaskContext} and {@link PostgresSchema} have protected constructors; they are
  * reached by anonymous subclasses that add nothing (ADR 0015).
  */
-final class DecoderSession implements AutoCloseable {
+public final class DecoderSession implements ReplicationSession {
+  /** SQLSTATE object_in_use: "replication slot ... is active for PID ...". */
+  private static final String SLOT_IN_USE = "55006";
+  /** How long one read takes what arrives before it hands it over. */
+  private static final long READ_BUDGET_NANOS = Duration.ofMillis(20).toNanos();
+  /** How long a read waits for a first message. */
+  private static final long IDLE_WAIT_NANOS = Duration.ofMillis(5).toNanos();
+  private static final String HEARTBEAT_SQL = "SELECT pg_logical_emit_message(true, '"
+      + DebeziumProperties.HEARTBEAT_MESSAGE_PREFIX + "', '')";
+
   private final PostgresConnection values;
   private final PostgresConnection metadata;
   private final ReplicationConnection replication;
-  final ReplicationStream stream;
-  final DecodedMessageMapper mapper;
+  private final ReplicationStream stream;
+  private final DecodedMessageMapper mapper;
 
   private DecoderSession(PostgresConnection values, PostgresConnection metadata, ReplicationConnection replication,
       ReplicationStream stream, DecodedMessageMapper mapper) {
@@ -50,21 +68,48 @@ final class DecoderSession implements AutoCloseable {
     this.mapper = mapper;
   }
 
+  /** Opens sessions of the source's slot, with the source's fixed Debezium settings ({@link DebeziumProperties}). */
+  public static ReplicationSession.Opener opener(SourceConfig config) {
+    Map<String, String> properties = properties(config);
+    Configuration raw = Configuration.from(properties);
+    PostgresConnectorConfig debezium = new PostgresConnectorConfig(raw);
+    Duration statusUpdates = Duration.ofMillis(Long.parseLong(properties.get("status.update.interval.ms")));
+    return resumeAfter -> open(raw, debezium, config.slot, config.publication, statusUpdates, resumeAfter);
+  }
+
+  /** The most events one read hands out ({@code max.batch.size} of the fixed settings). */
+  public static int batchSize(SourceConfig config) {
+    return Integer.parseInt(properties(config).get("max.batch.size"));
+  }
+
+  private static Map<String, String> properties(SourceConfig config) {
+    return DebeziumProperties.of(config, "pg2lite_" + config.slot);
+  }
+
   /**
-   * Opens the slot's stream after {@code resumeLsn} (the end of the last commit handed out
-   * before), or at the slot's confirmed position when null. Postgres sends no transaction whose
-   * commit record starts before the position, so the transaction ending there is not sent again.
+   * Whether a fault is the slot still held by the walsender of a connection that is going away (a
+   * task stopping, a session just abandoned): transient, it lets go within seconds.
    */
-  static DecoderSession open(Configuration raw, PostgresConnectorConfig config, String slot, String publication,
+  public static boolean slotInUse(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException sql && SLOT_IN_USE.equals(sql.getSQLState())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** See {@link ReplicationSession.Opener#open}. */
+  private static DecoderSession open(Configuration raw, PostgresConnectorConfig config, String slot, String publication,
       Duration statusUpdateInterval, Long resumeLsn) throws SQLException, InterruptedException {
     TypeRegistry types = PostgresConnection.createTypeRegistry(config.getJdbcConfig());
     PostgresConnection values = new PostgresConnection(config, types, "pg2lite values");
     ReplicationConnection replication = null;
     try {
       PostgresTaskContext context = new PostgresTaskContext(raw, config) {};
+      PostgresValueConverter converters = PostgresValueConverter.of(config, values.getDatabaseCharset(), types);
       PostgresSchema schema = new PostgresSchema(context, values.getDefaultValueConverter(),
-          new QuietSchemaNames(raw.asProperties()),
-          PostgresValueConverter.of(config, values.getDatabaseCharset(), types), new CustomConverterRegistry(List.of())) {};
+          new QuietSchemaNames(raw.asProperties()), converters, new CustomConverterRegistry(List.of())) {};
       // The decoder closes its metadata connection when the replication connection closes.
       RelationTypedMetadataConnection metadata = new RelationTypedMetadataConnection(config, types);
       try {
@@ -87,7 +132,8 @@ final class DecoderSession implements AutoCloseable {
       // No search for a resume point inside a transaction: pg2lite resumes only after commits.
       ReplicationStream stream = resumeLsn == null ? replication.startStreaming(new WalPositionLocator())
           : replication.startStreaming(Lsn.valueOf(resumeLsn), new WalPositionLocator());
-      DecodedMessageMapper mapper = new DecodedMessageMapper(schema, () -> values.connection().unwrap(BaseConnection.class));
+      DecodedMessageMapper mapper = new DecodedMessageMapper(schema,
+          () -> values.connection().unwrap(BaseConnection.class), converters);
       return new DecoderSession(values, metadata, replication, stream, mapper);
     } catch (SQLException | InterruptedException | RuntimeException e) {
       closeQuietly(replication);
@@ -96,9 +142,37 @@ final class DecoderSession implements AutoCloseable {
     }
   }
 
-  /** Runs a statement on the values connection (the heartbeat's logical message). */
-  void execute(String sql) throws SQLException {
-    values.execute(sql);
+  @Override
+  public void read(List<ReplicationEvent> out, int max) throws SQLException, InterruptedException {
+    long start = System.nanoTime();
+    while (out.size() < max) {
+      boolean read = stream.readPending(message -> {
+        ReplicationEvent e = mapper.map(message, stream.lastReceivedLsn().asLong());
+        if (e != null) {
+          out.add(e);
+        }
+      });
+      long elapsed = System.nanoTime() - start;
+      if (!read) {
+        if (!out.isEmpty() || elapsed > IDLE_WAIT_NANOS) {
+          return;
+        }
+        LockSupport.parkNanos(200_000);
+      } else if (elapsed > READ_BUDGET_NANOS) {
+        return;
+      }
+    }
+  }
+
+  @Override
+  public void confirm(long lsn) throws SQLException {
+    stream.flushLsn(Lsn.valueOf(lsn));
+  }
+
+  /** The heartbeat's logical message, on the values connection. */
+  @Override
+  public void heartbeat() throws SQLException {
+    values.execute(HEARTBEAT_SQL);
   }
 
   /**
@@ -107,7 +181,8 @@ final class DecoderSession implements AutoCloseable {
    * socket, and Debezium logs that failure as an ERROR with two stack traces, for what is a
    * routine reconnect (issue 30).
    */
-  void abandon() {
+  @Override
+  public void abandon() {
     abort(replication);
     abort(metadata);
     abort(values);

@@ -65,6 +65,16 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
         offset.get(SCHEMA_ID) == null ? null : ((Number) offset.get(SCHEMA_ID)).longValue());
   }
 
+  /**
+   * The commit LSN a stored offset map resumes after ({@code lsn_commit} of its upstream part, in
+   * Debezium's offset keys, as every pg2lite release stored it), or null when there is none.
+   */
+  public static Long commitLsnOf(Map<String, ?> stored) {
+    Map<String, Object> upstream = upstreamOf(stored);
+    Object lsn = upstream == null ? null : upstream.get("lsn_commit");
+    return lsn == null ? null : ((Number) lsn).longValue();
+  }
+
   /** The upstream position inside a stored offset map, or null when none is stored. */
   public static Map<String, Object> upstreamOf(Map<String, ?> stored) {
     if (stored == null) {

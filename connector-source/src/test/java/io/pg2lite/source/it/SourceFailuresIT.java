@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
-import io.pg2lite.source.transaction.TransactionHolds;
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
@@ -74,9 +74,9 @@ class SourceFailuresIT {
       config.put("exactly.once.split.bytes", String.valueOf(1L << 30));
       f.start(config);
       f.awaitEntries(3, WAIT);
-      // Held after 1,000 of its rows (TransactionHolds), the source is inside the transaction for
+      // Held after 1,000 of its rows (TestHolds), the source is inside the transaction for
       // certain when the worker stops, however fast it would write the rest.
-      try (TransactionHolds.Hold hold = TransactionHolds.holdAfter(f.slot(), 1_000)) {
+      try (TestHolds.Hold hold = TestHolds.holdAfter(TestHolds.TRANSACTION, f.slot(), 1_000)) {
         f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, 100000) g");
         try (TopicReader raw = new TopicReader(stack.kafka().bootstrapServers(), f.topic, "read_uncommitted")) {
           Await.until("part of the big transaction written", WAIT,
@@ -118,9 +118,9 @@ class SourceFailuresIT {
       config.remove("transaction.boundary");
       f.start(config);
       f.awaitEntries(3, WAIT);
-      // Held after 1,000 of its rows (TransactionHolds), the source is inside the transaction for
+      // Held after 1,000 of its rows (TestHolds), the source is inside the transaction for
       // certain when the worker's graceful stop comes, however fast it would write the rest.
-      try (TransactionHolds.Hold hold = TransactionHolds.holdAfter(f.slot(), 1_000)) {
+      try (TestHolds.Hold hold = TestHolds.holdAfter(TestHolds.TRANSACTION, f.slot(), 1_000)) {
         f.db.execute("INSERT INTO t SELECT g, repeat('p', 200) FROM generate_series(1, " + rows + ") g");
         Await.until("part of the big transaction written", WAIT,
             () -> f.awaitEntries(1000, Duration.ofMillis(200)).size() > 1000);

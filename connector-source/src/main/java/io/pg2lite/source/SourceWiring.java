@@ -7,16 +7,15 @@ import io.pg2lite.source.transaction.SourcePosition;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.kafka.connect.source.SourceTaskContext;
 
 /**
  * What {@link Pg2liteSourceTask} opens against Postgres and Kafka, behind one seam, so that a unit
  * test can drive {@link Pg2liteSourceTask#poll()} without servers. The task calls
  * {@link #prepare}, then {@link #replication} and {@link #backfill}, on every start-up attempt;
  * a {@link RuntimeException} that {@link io.pg2lite.connect.failure.Failures#isTransient} calls
- * transient makes it try again later. The real one is {@link DebeziumStreamFactory}.
+ * transient makes it try again later. The real one is {@link PostgresKafkaWiring}.
  */
-interface StreamFactory {
+interface SourceWiring {
   /**
    * The start-up work before streaming: the change-log and heartbeat topics, then
    * {@link SourceStartup} (catalog, publication, keys, slot, lineage, the records to write first).
@@ -26,12 +25,12 @@ interface StreamFactory {
   SourceStartup.State prepare(SourceConfig config, SourcePosition stored);
 
   /**
-   * The upstream replication stream, not yet started.
+   * The upstream replication stream, not yet started: sessions of the slot healed by one stream.
    *
    * @param storedOffset reads the source offsets Connect has stored
    * @param resumeOffset the source offset after the last complete transaction handed out
    */
-  ReplicationStream replication(SourceConfig config, SourceTaskContext context, Supplier<Map<String, ?>> storedOffset,
+  ReplicationStream replication(SourceConfig config, Supplier<Map<String, ?>> storedOffset,
       Supplier<Map<String, ?>> resumeOffset);
 
   /** The backfill stream resuming the backfills stored in {@code state}'s position. */

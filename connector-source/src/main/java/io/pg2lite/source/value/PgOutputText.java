@@ -1,6 +1,5 @@
-package io.pg2lite.source.debezium;
+package io.pg2lite.source.value;
 
-import io.debezium.connector.postgresql.connection.ReplicationMessage;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -19,7 +18,7 @@ import org.slf4j.LoggerFactory;
  * moves it is noticed in the build. At run time a missing field only costs speed: {@link #of}
  * answers null and the column takes Debezium's path as before.
  */
-final class PgOutputText {
+public final class PgOutputText {
   private static final Logger LOG = LoggerFactory.getLogger(PgOutputText.class);
   private static final String COLUMN_CLASS =
       "io.debezium.connector.postgresql.connection.pgoutput.PgOutputMessageDecoder$1";
@@ -48,22 +47,25 @@ final class PgOutputText {
   private PgOutputText() {}
 
   /** Whether this Debezium build exposes the text (the build checks it; see the class comment). */
-  static boolean available() {
+  public static boolean available() {
     return VALUE != null;
   }
 
   /**
    * The column's text as Postgres sent it, or null when it is SQL NULL, when the column does not
    * come from the pgoutput decoder, or when this Debezium build hides the text.
+   *
+   * @param column a {@code ReplicationMessage.Column} of Debezium's decoder (taken as an Object:
+   *     this package reads Debezium's internals by name only, and imports none of its types)
    */
-  static String of(ReplicationMessage.Column c) {
-    if (VALUE == null || c.getClass() != COLUMN) {
+  public static String of(Object column) {
+    if (VALUE == null || column.getClass() != COLUMN) {
       return null;
     }
     try {
-      return (String) VALUE.invokeExact((Object) c);
+      return (String) VALUE.invokeExact(column);
     } catch (Throwable t) {
-      throw new IllegalStateException("reading the pgoutput text of column " + c.getName(), t);
+      throw new IllegalStateException("reading the pgoutput text of a column of " + COLUMN_CLASS, t);
     }
   }
 }

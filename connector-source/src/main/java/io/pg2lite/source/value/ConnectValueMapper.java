@@ -1,73 +1,36 @@
-package io.pg2lite.source.debezium;
+package io.pg2lite.source.value;
 
-import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
-import org.apache.kafka.connect.data.Struct;
 
 /**
- * Converts the Connect values Debezium produces (with pg2lite's fixed Debezium settings) into
- * protocol values. The mapping is documented in docs/type-mapping.md; every value either maps
+ * Converts the values Debezium's converters produce (Connect values, with pg2lite's fixed Debezium
+ * settings) into protocol values, one column at a time: no Connect {@code Struct} per row. The
+ * mapping is documented in docs/type-mapping.md; every value either maps
  * exactly or fails naming the column and its type: a silently wrong value corrupts replicas.
  */
-final class ConnectValueMapper {
+public final class ConnectValueMapper {
   private static final HexFormat HEX = HexFormat.of();
 
   /**
-   * The row image of a Debezium {@code before}/{@code after} struct. Unchanged TOASTed columns
-   * (Debezium's placeholder) are left out of the row.
+   * The text Debezium hands over for a value it does not have (an unchanged TOASTed column, with
+   * pg2lite's settings, {@code unavailable.value.placeholder}); the decoder flags such columns
+   * itself, this catches any that slip through as a value.
    */
-  Row row(Struct struct) {
-    return row(struct, java.util.Set.of());
-  }
+  public static final String UNCHANGED_TOAST = "__pg2lite_unchanged_toast__";
 
-  /**
-   * The row image of a row struct without the columns named in {@code absent} (unchanged TOASTed
-   * columns the decoder flagged itself, see {@link DecodedMessageMapper}) nor those holding
-   * Debezium's placeholder.
-   */
-  Row row(Struct struct, java.util.Set<String> absent) {
-    return row(struct, absent, java.util.Map.of());
-  }
-
-  /**
-   * As {@link #row(Struct, java.util.Set)}, with the values in {@code preset} (already in the
-   * log's form, see {@link DecodedMessageMapper}) taking the place of their columns' struct values.
-   */
-  Row row(Struct struct, java.util.Set<String> absent, java.util.Map<String, Value> preset) {
-    Row.Builder row = Row.builder();
-    for (Field f : struct.schema().fields()) {
-      if (absent.contains(f.name())) {
-        continue;
-      }
-      Value given = preset.get(f.name());
-      if (given != null) {
-        row.put(f.name(), given);
-        continue;
-      }
-      // Never Struct.get: it substitutes the column's DEFAULT for an explicit NULL, which would
-      // silently write the default into every replica.
-      Object raw = struct.getWithoutDefault(f.name());
-      if (isUnchangedToast(raw)) {
-        continue;
-      }
-      row.put(f.name(), value(f.name(), f.schema(), raw));
-    }
-    return row.build();
-  }
-
-  static boolean isUnchangedToast(Object raw) {
+  /** Whether a converted value is the placeholder of an unchanged TOASTed column, in any of its Connect forms. */
+  public static boolean isUnchangedToast(Object raw) {
     if (raw instanceof String s) {
-      return s.equals(DebeziumProperties.UNCHANGED_TOAST);
+      return s.equals(UNCHANGED_TOAST);
     }
     if (raw instanceof List<?> l) {
-      return l.size() == 1 && DebeziumProperties.UNCHANGED_TOAST.equals(l.get(0));
+      return l.size() == 1 && UNCHANGED_TOAST.equals(l.get(0));
     }
     if (raw instanceof ByteBuffer b) {
       return b.remaining() == PLACEHOLDER_BYTES.length && ByteBuffer.wrap(PLACEHOLDER_BYTES).equals(b);
@@ -79,9 +42,13 @@ final class ConnectValueMapper {
   }
 
   private static final byte[] PLACEHOLDER_BYTES =
-      DebeziumProperties.UNCHANGED_TOAST.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+      UNCHANGED_TOAST.getBytes(java.nio.charset.StandardCharsets.UTF_8);
 
-  Value value(String column, Schema schema, Object raw) {
+  /**
+   * The protocol value of one column: {@code raw} as the column's Debezium converter produced it,
+   * typed by the column's Connect {@code schema} (its type, logical name and source-type parameter).
+   */
+  public Value value(String column, Schema schema, Object raw) {
     if (raw == null) {
       return Value.NULL;
     }

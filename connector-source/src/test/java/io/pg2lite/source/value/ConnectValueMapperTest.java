@@ -1,18 +1,16 @@
-package io.pg2lite.source.debezium;
+package io.pg2lite.source.value;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.data.SchemaBuilder;
-import org.apache.kafka.connect.data.Struct;
 import org.junit.jupiter.api.Test;
 
 class ConnectValueMapperTest {
@@ -95,30 +93,23 @@ class ConnectValueMapperTest {
   }
 
   @Test
-  void unchangedToastPlaceholdersAreLeftOutOfTheRow() {
-    Schema s = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA).field("body", Schema.OPTIONAL_STRING_SCHEMA)
-        .field("tags", SchemaBuilder.array(Schema.OPTIONAL_STRING_SCHEMA).optional().build())
-        .field("blob", Schema.OPTIONAL_BYTES_SCHEMA).build();
-    Struct v = new Struct(s).put("id", 1).put("body", DebeziumProperties.UNCHANGED_TOAST)
-        .put("tags", List.of(DebeziumProperties.UNCHANGED_TOAST))
-        .put("blob", ByteBuffer.wrap(DebeziumProperties.UNCHANGED_TOAST.getBytes()));
-    Row row = mapper.row(v);
-    assertEquals(Row.of("id", Value.of(1)), row);
-    assertFalse(row.contains("body"));
-    assertTrue(ConnectValueMapper.isUnchangedToast(DebeziumProperties.UNCHANGED_TOAST));
+  void unchangedToastPlaceholdersAreRecognisedInEveryConnectForm() {
+    String p = ConnectValueMapper.UNCHANGED_TOAST;
+    assertTrue(ConnectValueMapper.isUnchangedToast(p));
+    assertTrue(ConnectValueMapper.isUnchangedToast(List.of(p)));
+    assertTrue(ConnectValueMapper.isUnchangedToast(ByteBuffer.wrap(p.getBytes())));
+    assertTrue(ConnectValueMapper.isUnchangedToast(p.getBytes()));
+    assertFalse(ConnectValueMapper.isUnchangedToast("body"));
+    assertFalse(ConnectValueMapper.isUnchangedToast(List.of(p, p)), "an array of two such strings is a value");
+    assertFalse(ConnectValueMapper.isUnchangedToast(null));
   }
 
-  /** Issue 10, defect 1: Struct.get would hand back the column's DEFAULT for an explicit NULL. */
+  /** Issue 10, defect 1: an explicit NULL must never become the column's DEFAULT. */
   @Test
   void anExplicitNullIsNeverReplacedByTheColumnDefault() {
-    Schema s = SchemaBuilder.struct().field("id", Schema.INT32_SCHEMA)
-        .field("t", SchemaBuilder.string().optional().defaultValue("dflt").build())
-        .field("b", SchemaBuilder.bool().optional().defaultValue(true).build())
-        .field("f", SchemaBuilder.float64().optional().defaultValue(1.5).build())
-        .field("n", SchemaBuilder.int32().optional().build()).build();
-    Struct v = new Struct(s).put("id", 1);
-    assertEquals(Row.builder().put("id", Value.of(1)).put("t", Value.NULL).put("b", Value.NULL).put("f", Value.NULL)
-        .put("n", Value.NULL).build(), mapper.row(v));
+    assertEquals(Value.NULL, mapper.value("t", SchemaBuilder.string().optional().defaultValue("dflt").build(), null));
+    assertEquals(Value.NULL, mapper.value("b", SchemaBuilder.bool().optional().defaultValue(true).build(), null));
+    assertEquals(Value.NULL, mapper.value("f", SchemaBuilder.float64().optional().defaultValue(1.5).build(), null));
   }
 
   @Test

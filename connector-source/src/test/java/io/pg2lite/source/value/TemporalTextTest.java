@@ -1,4 +1,4 @@
-package io.pg2lite.source.debezium;
+package io.pg2lite.source.value;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;

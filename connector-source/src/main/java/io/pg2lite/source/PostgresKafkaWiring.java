@@ -7,11 +7,12 @@ import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.backfill.state.BackfillRequestsCodec;
 import io.pg2lite.backfill.state.BackfillStateMachine;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.source.debezium.DebeziumPositions;
-import io.pg2lite.source.debezium.DebeziumReplicationStream;
-import io.pg2lite.source.debezium.DecoderReplicationStream;
+import io.pg2lite.source.debezium.DecoderSession;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.replication.HealingReplicationStream;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.SourcePosition;
 import java.sql.Connection;
@@ -22,10 +23,18 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
-import org.apache.kafka.connect.source.SourceTaskContext;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
-/** The real {@link StreamFactory}: Kafka's admin client, Postgres over JDBC, Debezium's replication stream. */
-final class DebeziumStreamFactory implements StreamFactory {
+/**
+ * How the source is wired to real servers ({@link SourceWiring}): Kafka's admin client for the
+ * topics, Postgres over JDBC for the start-up and the backfill copies, and the slot read through
+ * Debezium's decoder ({@link DecoderSession}) in sessions healed by one
+ * {@link HealingReplicationStream}.
+ */
+final class PostgresKafkaWiring implements SourceWiring {
+  private static final Logger STREAM_LOG = LoggerFactory.getLogger(HealingReplicationStream.class);
+
   @Override
   public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
     ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
@@ -35,10 +44,13 @@ final class DebeziumStreamFactory implements StreamFactory {
   }
 
   @Override
-  public ReplicationStream replication(SourceConfig config, SourceTaskContext context,
-      Supplier<Map<String, ?>> storedOffset, Supplier<Map<String, ?>> resumeOffset) {
-    return config.decoderReader ? new DecoderReplicationStream(config, storedOffset, resumeOffset)
-        : new DebeziumReplicationStream(config, context, storedOffset, resumeOffset);
+  public ReplicationStream replication(SourceConfig config, Supplier<Map<String, ?>> storedOffset,
+      Supplier<Map<String, ?>> resumeOffset) {
+    Healing healing = Healing.forRetries("The replication stream of slot " + config.slot, config.retryBackoffMaxMs,
+        config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, STREAM_LOG).alsoTransient(DecoderSession::slotInUse);
+    return new HealingReplicationStream(config.slot, DecoderSession.opener(config), DecoderSession.batchSize(config),
+        config.heartbeatIntervalMs, () -> SourcePosition.commitLsnOf(storedOffset.get()),
+        () -> SourcePosition.commitLsnOf(resumeOffset.get()), healing);
   }
 
   @Override

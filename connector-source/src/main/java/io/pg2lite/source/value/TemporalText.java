@@ -1,4 +1,4 @@
-package io.pg2lite.source.debezium;
+package io.pg2lite.source.value;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
@@ -18,19 +18,19 @@ import java.util.regex.Pattern;
  * it, {@code Z} for timestamptz (always UTC). One form per type means two replicas of the same
  * value hold the same string, whatever path the value took.
  */
-final class TemporalText {
+public final class TemporalText {
   private TemporalText() {}
 
-  static String date(long epochDay) {
+  public static String date(long epochDay) {
     return year(LocalDate.ofEpochDay(epochDay).toString());
   }
 
-  static String time(long nanoOfDay) {
+  public static String time(long nanoOfDay) {
     LocalTime t = LocalTime.ofNanoOfDay(nanoOfDay);
     return twoDigits(t.getHour()) + ":" + twoDigits(t.getMinute()) + ":" + twoDigits(t.getSecond()) + fraction(t.getNano());
   }
 
-  static String timestamp(long epochSecond, long nanos) {
+  public static String timestamp(long epochSecond, long nanos) {
     LocalDateTime t = LocalDateTime.ofEpochSecond(epochSecond, (int) nanos, ZoneOffset.UTC);
     return year(t.toLocalDate().toString()) + "T" + time(t.toLocalTime().toNanoOfDay());
   }
@@ -42,13 +42,13 @@ final class TemporalText {
    * and re-format at a sixth of the source task's thread); any other form goes through
    * {@link #parsedTimestampTz}, and both give the same text for every value.
    */
-  static String timestampTz(String isoWithOffset) {
+  public static String timestampTz(String isoWithOffset) {
     String fast = utcFastPath(isoWithOffset);
     return fast != null ? fast : parsedTimestampTz(isoWithOffset);
   }
 
   /** The general path: parsed, moved to UTC, printed in the log's form. */
-  static String parsedTimestampTz(String isoWithOffset) {
+  public static String parsedTimestampTz(String isoWithOffset) {
     Instant i = OffsetDateTime.parse(isoWithOffset).toInstant();
     return timestamp(i.getEpochSecond(), i.getNano()) + "Z";
   }
@@ -113,7 +113,7 @@ final class TemporalText {
    * other form (BC dates, years past 9999, infinity), which then takes Debezium's path: the fast
    * path only has to be right where it answers.
    */
-  static String timestampTzFromPostgres(String s) {
+  public static String timestampTzFromPostgres(String s) {
     int n = s.length();
     if (n < 22 || n > 35 || !isDateTime(s, ' ') || four(s) < 1) {
       return null;
@@ -177,7 +177,7 @@ final class TemporalText {
   }
 
   /** A timetz as Debezium prints it (any offset), in the log's UTC form. */
-  static String timeTz(String isoWithOffset) {
+  public static String timeTz(String isoWithOffset) {
     return time(OffsetTime.parse(isoWithOffset).withOffsetSameInstant(ZoneOffset.UTC).toLocalTime().toNanoOfDay()) + "Z";
   }
 
@@ -206,7 +206,7 @@ final class TemporalText {
    * them with C's truncating division (Java's {@code /} and {@code %}), so the Debezium fields are
    * first folded back into those three numbers: then any spelling of one interval prints the same.
    */
-  static String interval(String debeziumIso) {
+  public static String interval(String debeziumIso) {
     Matcher m = DEBEZIUM_INTERVAL.matcher(debeziumIso);
     if (!m.matches()) {
       throw new IllegalArgumentException("interval value " + debeziumIso + " is not in Debezium's P#Y#M#DT#H#M#S form");
@@ -220,7 +220,7 @@ final class TemporalText {
   }
 
   /** Postgres' EncodeInterval for INTSTYLE_ISO_8601, from the stored months, days and microseconds. */
-  static String postgresIso8601(long months, long days, long micros) {
+  public static String postgresIso8601(long months, long days, long micros) {
     long year = months / 12;
     long mon = months % 12;
     long hour = micros / MICROS_PER_HOUR;
