@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.sink.SinkConnector;
@@ -56,56 +57,66 @@ public class Pg2liteSinkConnector extends SinkConnector {
   }
 
   /**
-   * Adds what only the environment can tell: the replica's directory (and the snapshot directory,
-   * if set) must exist and be writable, and (with {@code kafka.bootstrap.servers}) each topic must exist with exactly one partition.
+   * Adds what only the environment can tell, once the fields themselves are valid (live checks on a
+   * broken config only add noise), reading the parsed {@link SinkConfig} as the task does: the
+   * replica's directory (and the snapshot directory, if set) must exist and be writable, snapshots
+   * need {@code kafka.bootstrap.servers} (the config's own rule), and with it each topic must have
+   * exactly one partition.
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
-    String path = connectorConfigs.get(SinkConfig.REPLICA_PATH_CONFIG);
-    if (path != null && !path.isEmpty()) {
-      Path dir = Path.of(path).toAbsolutePath().getParent();
-      if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
-        error(config, SinkConfig.REPLICA_PATH_CONFIG, "directory " + dir + " does not exist or is not writable");
+    if (!config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
+      return config;
+    }
+    SinkConfig c;
+    try {
+      c = new SinkConfig(connectorConfigs);
+    } catch (ConfigException e) { // the one rule across fields: snapshots need kafka.bootstrap.servers
+      error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, e.getMessage());
+      return config;
+    }
+    Path dir = c.replicaPath.toAbsolutePath().getParent();
+    if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
+      error(config, SinkConfig.REPLICA_PATH_CONFIG, "directory " + dir + " does not exist or is not writable");
+    }
+    String bootstrap = c.kafkaBootstrapServers;
+    if (c.snapshotDir != null) {
+      if (!Files.isDirectory(c.snapshotDir) || !Files.isWritable(c.snapshotDir)) {
+        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "directory " + c.snapshotDir
+            + " does not exist or is not writable");
       }
     }
-    String bootstrap = connectorConfigs.get(SinkConfig.KAFKA_BOOTSTRAP_CONFIG);
-    String snapshots = connectorConfigs.getOrDefault(SinkConfig.SNAPSHOT_DIR_CONFIG, "").trim();
-    if (!snapshots.isEmpty()) {
-      if (!Files.isDirectory(Path.of(snapshots)) || !Files.isWritable(Path.of(snapshots))) {
-        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "directory " + snapshots + " does not exist or is not writable");
-      }
-      if (bootstrap == null || bootstrap.isEmpty()) {
-        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "snapshots need " + SinkConfig.KAFKA_BOOTSTRAP_CONFIG
-            + ": a restore checks that the topic still holds what follows a snapshot");
-      }
-    }
-    String topics = connectorConfigs.get("topics");
-    if (bootstrap != null && !bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
-      ChangeLogAdmin admin = new ChangeLogAdmin(bootstrap, SinkConfig.kafkaClientProps(connectorConfigs));
-      try {
-        for (String topic : topics.split(",")) {
-          String t = topic.trim();
-          // A topic that does not exist yet is fine: the source creates it, the sink waits for it.
-          OptionalInt partitions = admin.partitions(t);
-          if (partitions.isPresent() && partitions.getAsInt() != 1) {
-            error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions.getAsInt()
-                + " partitions; a change log has exactly one");
-          }
-        }
-      } catch (ExecutionException e) {
-        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot check topics " + topics + " at " + bootstrap + ": "
-            + e.getCause().getMessage());
-      } catch (TimeoutException e) {
-        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "no answer from Kafka at " + bootstrap + " checking topics "
-            + topics);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RuntimeException e) {
-        error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot reach Kafka at " + bootstrap + ": " + e.getMessage());
-      }
+    String topics = connectorConfigs.get("topics"); // Connect's own setting, not the connector's
+    if (!bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
+      checkTopics(config, bootstrap, c.kafkaClientProps, topics);
     }
     return config;
+  }
+
+  /** Each topic that exists must have exactly one partition (one that does not exist yet is fine: the source creates it). */
+  private static void checkTopics(Config config, String bootstrap, Map<String, Object> clientProps, String topics) {
+    ChangeLogAdmin admin = new ChangeLogAdmin(bootstrap, clientProps);
+    try {
+      for (String topic : topics.split(",")) {
+        String t = topic.trim();
+        OptionalInt partitions = admin.partitions(t);
+        if (partitions.isPresent() && partitions.getAsInt() != 1) {
+          error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "topic " + t + " has " + partitions.getAsInt()
+              + " partitions; a change log has exactly one");
+        }
+      }
+    } catch (ExecutionException e) {
+      error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot check topics " + topics + " at " + bootstrap + ": "
+          + e.getCause().getMessage());
+    } catch (TimeoutException e) {
+      error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "no answer from Kafka at " + bootstrap + " checking topics "
+          + topics);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    } catch (RuntimeException e) {
+      error(config, SinkConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot reach Kafka at " + bootstrap + ": " + e.getMessage());
+    }
   }
 
   private static void error(Config config, String field, String message) {

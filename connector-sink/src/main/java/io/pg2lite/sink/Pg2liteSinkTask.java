@@ -1,8 +1,8 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
-import io.pg2lite.connect.failure.Backoff;
 import io.pg2lite.connect.failure.Failures;
+import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.codec.ProtocolException;
 import io.pg2lite.protocol.message.ChangeLogEntry;
@@ -54,7 +54,9 @@ public class Pg2liteSinkTask extends SinkTask {
   private ReplicaApplier applier;
   private SinkMetrics metrics;
   private SinkConfig config;
-  private Backoff retries;
+  /** Heals failed batches: the consumer is rewound and Connect retries after the backoff. */
+  private Healing healing;
+  private String connector;
   /** Null without {@code kafka.bootstrap.servers}. */
   private ChangeLogAdmin admin;
   /** Empty without {@code snapshot.dir}. */
@@ -69,25 +71,39 @@ public class Pg2liteSinkTask extends SinkTask {
     return PluginVersion.get();
   }
 
+  /**
+   * Reads the config only: the replica is restored and opened when Connect assigns the change-log
+   * partition ({@link #open}), since a replica follows that one partition, and its snapshots are
+   * of it.
+   */
   @Override
   public void start(Map<String, String> props) {
     config = new SinkConfig(props);
+    connector = props.getOrDefault("name", "pg2lite-sink");
     admin = config.kafkaBootstrapServers.isEmpty() ? null
         : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
-    retries = Backoff.forRetries(config.retryBackoffMaxMs, config.retryTimeoutMs);
-    snapshots = ReplicaSnapshots.of(config, admin, props.getOrDefault("name", "pg2lite-sink"), props.get("topics"));
-    ReplicaStartup.Opened opened = new ReplicaStartup(config).open(snapshots);
-    replica = opened.replica();
-    applier = opened.applier();
-    restoreNote = opened.restoreNote();
-    continuity.restart(applier.committed());
-    metrics = SinkMetrics.register(props.getOrDefault("name", "pg2lite-sink"), this::logEnd);
-    opened.restoredFrom().ifPresent(metrics::restoredFrom);
-    snapshots.ifPresent(sn -> sn.start(metrics));
+    healing = Healing.forRetries("The replica " + config.replicaPath, config.retryBackoffMaxMs,
+        config.retryTimeoutMs, SinkConfig.RETRY_TIMEOUT_CONFIG, LOG);
+    metrics = SinkMetrics.register(connector, this::logEnd);
   }
 
+  /**
+   * The first assignment restores the replica from a snapshot if its file is missing, opens it, and
+   * starts the snapshot schedule, all for the assigned partition; every assignment then seeks to
+   * the record after the replica's last commit.
+   */
   @Override
   public void open(Collection<TopicPartition> partitions) {
+    if (partitions.isEmpty()) {
+      return;
+    }
+    if (partitions.size() > 1) {
+      throw new ConnectException("the sink was assigned " + partitions + "; a replica follows one change log, a "
+          + "topic of one partition: set 'topics' to the source's topic only");
+    }
+    if (replica == null) {
+      openReplica(partitions.iterator().next());
+    }
     applier.abort();
     ReplicaState state = applier.committed();
     continuity.restart(state);
@@ -120,9 +136,26 @@ public class Pg2liteSinkTask extends SinkTask {
     rewound = false;
   }
 
+  private void openReplica(TopicPartition log) {
+    snapshots = ReplicaSnapshots.of(config, admin, connector, log);
+    ReplicaStartup.Opened opened = new ReplicaStartup(config).open(snapshots);
+    replica = opened.replica();
+    applier = opened.applier();
+    restoreNote = opened.restoreNote();
+    continuity.restart(applier.committed());
+    snapshots.ifPresent(sn -> {
+      sn.start();
+      metrics.snapshots(sn);
+    });
+  }
+
   /** The change log's end offset, for the lag metric; -1 when it cannot be read. */
   private long logEnd() {
-    ReplicaState s = applier.committed();
+    ReplicaApplier a = applier;
+    if (a == null) {
+      return -1;
+    }
+    ReplicaState s = a.committed();
     if (admin == null || s.isEmpty()) {
       return -1;
     }
@@ -180,7 +213,7 @@ public class Pg2liteSinkTask extends SinkTask {
       throw transientOrPermanent(e);
     }
     if (applied > 0) {
-      retries.reset(); // an empty batch proves nothing about a fault that is still there
+      healing.succeeded(); // an empty batch proves nothing about a fault that is still there
     }
     ReplicaState s = applier.committed();
     metrics.batchApplied(applied, transactions, s.watermark(), s.offset(), lastCommitTime);
@@ -195,16 +228,11 @@ public class Pg2liteSinkTask extends SinkTask {
     if (!Failures.isTransient(e)) {
       return e;
     }
-    long wait = retries.next();
-    if (wait < 0) {
-      return new ConnectException("the replica kept failing for " + retries.failingForMs() / 1000 + " s ("
-          + SinkConfig.RETRY_TIMEOUT_CONFIG + " = " + config.retryTimeoutMs + "): " + e.getMessage(), e);
-    }
-    if (retries.routine()) {
-      LOG.info("Transient fault, retrying in {} ms from the replica's last commit: {}", wait, e.getMessage());
-    } else {
-      LOG.warn("Transient fault lasting {} s, retrying in {} ms from the replica's last commit: {}",
-          retries.failingForMs() / 1000, wait, e.getMessage());
+    long wait;
+    try {
+      wait = healing.failed(e, "retrying from the replica's last commit");
+    } catch (Healing.GaveUpException gaveUp) {
+      return gaveUp;
     }
     rewind();
     rewound = true;
@@ -222,6 +250,9 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
+    if (applier == null) {
+      return Map.of(); // nothing assigned yet
+    }
     ReplicaState state = applier.committed();
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
     if (!state.isEmpty()) {

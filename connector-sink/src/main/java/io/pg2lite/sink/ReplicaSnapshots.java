@@ -2,7 +2,7 @@ package io.pg2lite.sink;
 
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
-import io.pg2lite.sink.metrics.SinkMetrics;
+import io.pg2lite.sink.metrics.SnapshotFigures;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.snapshot.DirectorySnapshotStore;
 import io.pg2lite.sink.replica.snapshot.SnapshotManifest;
@@ -23,9 +23,10 @@ import org.slf4j.LoggerFactory;
 /**
  * The sink task's use of snapshots ({@code snapshot.dir}): a restore before the replica is opened
  * when its file is missing, a schedule of snapshots while the task runs, and the oldest offset a
- * new replica could start from, for the MBean. The change log is partition 0 of the sink's topic.
+ * new replica could start from, for the MBean ({@link SnapshotFigures}). The change log is the
+ * partition Connect assigned the task.
  */
-final class ReplicaSnapshots implements AutoCloseable {
+final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaSnapshots.class);
   private final SinkConfig config;
   private final ChangeLogAdmin admin;
@@ -33,6 +34,11 @@ final class ReplicaSnapshots implements AutoCloseable {
   private final TopicPartition log;
   private final SnapshotStore store;
   private SnapshotSchedule schedule;
+  private volatile long taken;
+  private volatile long lastOffset = -1;
+  private volatile long lastBytes;
+  private volatile long lastMillis;
+  private volatile long restoredOffset = -1;
 
   private ReplicaSnapshots(SinkConfig config, ChangeLogAdmin admin, String connector, TopicPartition log) {
     this.config = config;
@@ -42,17 +48,10 @@ final class ReplicaSnapshots implements AutoCloseable {
     this.store = new DirectorySnapshotStore(config.snapshotDir);
   }
 
-  /** Empty when snapshots are off. {@code topics} is the sink's {@code topics} setting. */
-  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector, String topics) {
-    if (config.snapshotDir == null) {
-      return Optional.empty();
-    }
-    if (topics == null || topics.isBlank()) {
-      LOG.warn("Snapshots need the sink's topic in 'topics' (not topics.regex); snapshots are off");
-      return Optional.empty();
-    }
-    return Optional.of(new ReplicaSnapshots(config, admin, connector, new TopicPartition(topics.split(",")[0].trim(),
-        0)));
+  /** Empty when snapshots are off. {@code log} is the change-log partition Connect assigned the task. */
+  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector, TopicPartition log) {
+    return config.snapshotDir == null ? Optional.empty()
+        : Optional.of(new ReplicaSnapshots(config, admin, connector, log));
   }
 
   String describe() {
@@ -82,6 +81,7 @@ final class ReplicaSnapshots implements AutoCloseable {
             }
           }
         });
+    out.restored().ifPresent(m -> restoredOffset = m.offset());
     out.restored().ifPresent(m -> LOG.info("Replica {} restored from snapshot {} of {} (offset {}, watermark {}, {} "
         + "bytes) in {} ms; catching up from offset {}", config.replicaPath, m.id(), store.describe(), m.offset(),
         m.watermark(), m.bytes(), (System.nanoTime() - t0) / 1_000_000, m.offset() + 1));
@@ -101,17 +101,49 @@ final class ReplicaSnapshots implements AutoCloseable {
     }
   }
 
-  /** Starts taking snapshots every {@code snapshot.interval.ms}, reporting them to {@code metrics}. */
-  void start(SinkMetrics metrics) {
+  /** Starts taking snapshots every {@code snapshot.interval.ms}. */
+  void start() {
     SnapshotTaker taker = new SnapshotTaker(config.replicaPath, store, config.snapshotKeep, config.busyTimeoutMs,
         Clock.systemUTC());
-    schedule = new SnapshotSchedule(connector, taker, Duration.ofMillis(config.snapshotIntervalMs),
-        t -> metrics.snapshotTaken(t.manifest().offset(), t.manifest().bytes(), t.millis()));
-    metrics.oldestRestorable(this::oldestRestorable);
+    schedule = new SnapshotSchedule(connector, taker, Duration.ofMillis(config.snapshotIntervalMs), this::taken);
+  }
+
+  /** A snapshot was published (the schedule's thread; the figures are read by JMX threads). */
+  private synchronized void taken(SnapshotSchedule.Taken t) {
+    lastOffset = t.manifest().offset();
+    lastBytes = t.manifest().bytes();
+    lastMillis = t.millis();
+    taken++;
+  }
+
+  @Override
+  public long taken() {
+    return taken;
+  }
+
+  @Override
+  public long lastOffset() {
+    return lastOffset;
+  }
+
+  @Override
+  public long lastBytes() {
+    return lastBytes;
+  }
+
+  @Override
+  public long lastMillis() {
+    return lastMillis;
+  }
+
+  @Override
+  public long restoredOffset() {
+    return restoredOffset;
   }
 
   /** See {@link io.pg2lite.sink.metrics.SinkMetricsMBean#getOldestRestorableOffset}. */
-  private long oldestRestorable() {
+  @Override
+  public long oldestRestorable() {
     try {
       long start = logStart();
       if (start == 0) {

@@ -1,13 +1,13 @@
 package io.pg2lite.sink;
 
-import io.pg2lite.connect.failure.Backoff;
-import io.pg2lite.connect.failure.Failures;
+import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.snapshot.SnapshotRestorer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.connect.errors.ConnectException;
@@ -17,8 +17,8 @@ import org.slf4j.LoggerFactory;
 /**
  * Gets the sink task a replica to apply to: a snapshot restored first when the file is missing
  * (with {@code snapshot.dir}), then the file opened. Both are retried on transient faults, but
- * only briefly ({@value #RETRY_MAX_MS} ms at most): this runs inside {@code start()}, and Connect
- * reports the task RUNNING only once {@code start()} returns, and cannot stop it meanwhile.
+ * only briefly ({@value #RETRY_MAX_MS} ms at most): this runs when Connect assigns the change log
+ * ({@code open}, inside the consumer's rebalance), and Connect cannot stop the task meanwhile.
  */
 final class ReplicaStartup {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaStartup.class);
@@ -31,11 +31,14 @@ final class ReplicaStartup {
   record Opened(Replica replica, ReplicaApplier applier, OptionalLong restoredFrom, String restoreNote) {}
 
   private final SinkConfig config;
-  private final Backoff retries;
+  /** Heals the restore and the open; an {@link UncheckedIOException} (the store or Kafka unreadable) is transient. */
+  private final Healing healing;
 
   ReplicaStartup(SinkConfig config) {
     this.config = config;
-    this.retries = Backoff.forRetries(config.retryBackoffMaxMs, Math.min(config.retryTimeoutMs, RETRY_MAX_MS));
+    this.healing = Healing.forRetries("The replica's start-up (" + config.replicaPath + ")", config.retryBackoffMaxMs,
+        Math.min(config.retryTimeoutMs, RETRY_MAX_MS), SinkConfig.RETRY_TIMEOUT_CONFIG + " (at most " + RETRY_MAX_MS
+        + " in start-up)", LOG).alsoTransient(e -> e instanceof UncheckedIOException);
   }
 
   Opened open(Optional<ReplicaSnapshots> snapshots) {
@@ -60,7 +63,7 @@ final class ReplicaStartup {
         return new Opened(replica, new ReplicaApplier(replica, config.maxTransactionsPerCommit), restored, note);
       } catch (ReplicaException e) {
         closeQuietly(replica);
-        waitOrFail(e, Failures.isTransient(e), "cannot open replica " + config.replicaPath);
+        retry(new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e));
       }
     }
   }
@@ -70,27 +73,20 @@ final class ReplicaStartup {
       try {
         return snapshots.restoreIfMissing();
       } catch (IOException e) {
-        waitOrFail(e, true, "cannot restore replica " + config.replicaPath + " from " + snapshots.describe());
+        retry(new UncheckedIOException("cannot restore replica " + config.replicaPath + " from "
+            + snapshots.describe() + ": " + e.getMessage(), e));
       } catch (ReplicaException e) {
-        waitOrFail(e, Failures.isTransient(e), "cannot restore replica " + config.replicaPath + " from "
-            + snapshots.describe());
+        retry(new ConnectException("cannot restore replica " + config.replicaPath + " from " + snapshots.describe()
+            + ": " + e.getMessage(), e));
       }
     }
   }
 
-  /** Sleeps the next backoff after a transient fault; throws once the fault is permanent or lasts too long. */
-  private void waitOrFail(Exception e, boolean transientFault, String what) {
-    long wait = transientFault ? retries.next() : -1;
-    if (wait < 0) {
-      throw new ConnectException(what + ": " + e.getMessage(), e);
-    }
-    if (retries.routine()) {
-      LOG.info("{} yet ({}); trying again in {} ms", what, e.getMessage(), wait);
-    } else {
-      LOG.warn("{} for {} s ({}); trying again in {} ms", what, retries.failingForMs() / 1000, e.getMessage(), wait);
-    }
+  /** Waits the next backoff after a transient fault; throws once the fault is permanent or lasts too long. */
+  private void retry(RuntimeException e) {
+    healing.failed(e, "trying again"); // throws a permanent fault, or one past the limit
     try {
-      Thread.sleep(wait);
+      healing.awaitAttempt();
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted while waiting to open the replica", ie);

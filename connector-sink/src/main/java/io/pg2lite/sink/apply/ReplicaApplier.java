@@ -5,10 +5,10 @@ import io.pg2lite.protocol.message.Change;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.Rollback;
-import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.ReplicaTransaction;
 import io.pg2lite.sink.replica.file.ReplicaState;
 
 /**
@@ -16,9 +16,9 @@ import io.pg2lite.sink.replica.file.ReplicaState;
  *
  * <p>States: idle, or inside an upstream transaction (applying, or skipping one the replica has
  * already applied: its begin's watermark is at or below the replica's). Transitions: begin opens
- * a savepoint; data changes apply in stream order; commit writes the replica state (watermark,
- * topic, partition, offset of the commit record, replica version) and releases the savepoint;
- * rollback discards the savepoint. A begin inside a transaction, data or an end outside one, a
+ * a {@link ReplicaTransaction}; data changes apply in stream order; commit hands it the replica
+ * state (watermark, topic, partition, offset of the commit record, replica version) to write with
+ * the data; rollback discards it. A begin inside a transaction, data or an end outside one, a
  * commit below its pre-commit watermark or with another change count, a foreign replica version:
  * each is an {@link ApplyException}, after which everything not yet committed to SQLite is rolled
  * back.
@@ -35,15 +35,16 @@ public final class ReplicaApplier {
   private OpenTx open;
   private int pending;
 
+  /** The upstream transaction between its begin and its end. */
   private static final class OpenTx {
     final Watermark watermark;
-    final boolean skipping;
+    /** Null when skipping one the replica has applied already. */
+    final ReplicaTransaction tx;
     long changes;
-    boolean schemaChanged;
 
-    OpenTx(Watermark watermark, boolean skipping) {
+    OpenTx(Watermark watermark, ReplicaTransaction tx) {
       this.watermark = watermark;
-      this.skipping = skipping;
+      this.tx = tx;
     }
   }
 
@@ -124,11 +125,7 @@ public final class ReplicaApplier {
           + "belongs to another source); resync the replica");
     }
     boolean skip = !applied.isEmpty() && !e.watermark().isAfter(applied.lastCommit());
-    open = new OpenTx(e.watermark(), skip);
-    if (!skip) {
-      replica.beginIfNeeded();
-      replica.savepoint();
-    }
+    open = new OpenTx(e.watermark(), skip ? null : replica.begin(e.watermark()));
   }
 
   private void change(ChangeLogEntry e, Change c) throws ReplicaException {
@@ -136,9 +133,8 @@ public final class ReplicaApplier {
       throw new Violation(c.tag() + " outside a transaction");
     }
     open.changes++;
-    if (!open.skipping) {
-      replica.apply(c, open.watermark);
-      open.schemaChanged |= c instanceof SchemaChange;
+    if (open.tx != null) {
+      open.tx.apply(c);
     }
   }
 
@@ -154,16 +150,14 @@ public final class ReplicaApplier {
       throw new Violation("commit counts " + c.changes() + " changes but " + open.changes + " arrived: a record was "
           + "lost or duplicated");
     }
-    OpenTx tx = open;
+    OpenTx ending = open;
     open = null;
-    if (tx.skipping) {
+    if (ending.tx == null) {
       return;
     }
-    replica.committing(e.watermark());
     String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
     applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset, seq);
-    replica.writeState(applied);
-    replica.releaseSavepoint();
+    ending.tx.commit(applied);
     if (++pending >= maxTransactionsPerCommit) {
       flush();
     }
@@ -173,14 +167,10 @@ public final class ReplicaApplier {
     if (open == null) {
       throw new Violation("rollback outside a transaction");
     }
-    OpenTx tx = open;
+    OpenTx ending = open;
     open = null;
-    if (!tx.skipping) {
-      replica.discarded();
-      replica.rollbackToSavepoint();
-      if (tx.schemaChanged) {
-        replica.reloadSchema();
-      }
+    if (ending.tx != null) {
+      ending.tx.rollback();
     }
   }
 
@@ -205,10 +195,8 @@ public final class ReplicaApplier {
 
   /** Rolls back everything not yet committed to SQLite. */
   public void abort() {
-    replica.discarded();
     try {
       replica.rollback();
-      replica.reloadSchema();
     } catch (ReplicaException ignored) {
       // The connection is gone: nothing uncommitted survives anyway.
     }

@@ -22,11 +22,7 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   private volatile long transactions;
   private volatile long records;
   private final io.pg2lite.protocol.progress.BackfillProgress backfills = new io.pg2lite.protocol.progress.BackfillProgress();
-  private volatile long snapshots;
-  private volatile long lastSnapshotOffset = -1;
-  private volatile long lastSnapshotBytes;
-  private volatile long lastSnapshotMillis;
-  private volatile long restoredOffset = -1;
+  private volatile SnapshotFigures snapshots = SnapshotFigures.NONE;
   private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
 
   private SinkMetrics(ObjectName name, LongSupplier logEnd) {
@@ -49,46 +45,35 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
     return backfills.rowsRemaining();
   }
 
-  /** A snapshot was published (called from the snapshot thread). */
-  public synchronized void snapshotTaken(long offset, long bytes, long millis) {
-    snapshots++;
-    lastSnapshotOffset = offset;
-    lastSnapshotBytes = bytes;
-    lastSnapshotMillis = millis;
-  }
-
-  public void restoredFrom(long offset) {
-    restoredOffset = offset;
-  }
-
-  /** How to read {@link #getOldestRestorableOffset}; throttled like the lag. */
-  public void oldestRestorable(LongSupplier reading) {
-    oldestRestorable = new ThrottledReading(reading);
+  /** Where the snapshot figures come from once the replica is open; {@link SnapshotFigures#NONE} before. */
+  public void snapshots(SnapshotFigures figures) {
+    snapshots = figures;
+    oldestRestorable = new ThrottledReading(figures::oldestRestorable);
   }
 
   @Override
   public long getSnapshotsTaken() {
-    return snapshots;
+    return snapshots.taken();
   }
 
   @Override
   public long getLastSnapshotOffset() {
-    return lastSnapshotOffset;
+    return snapshots.lastOffset();
   }
 
   @Override
   public long getLastSnapshotBytes() {
-    return lastSnapshotBytes;
+    return snapshots.lastBytes();
   }
 
   @Override
   public long getLastSnapshotMillis() {
-    return lastSnapshotMillis;
+    return snapshots.lastMillis();
   }
 
   @Override
   public long getRestoredSnapshotOffset() {
-    return restoredOffset;
+    return snapshots.restoredOffset();
   }
 
   @Override

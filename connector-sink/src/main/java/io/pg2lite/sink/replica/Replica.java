@@ -1,8 +1,5 @@
 package io.pg2lite.sink.replica;
 
-import io.pg2lite.protocol.message.Change;
-import io.pg2lite.protocol.message.DataChange;
-import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.sink.replica.changelog.RowChangeLog;
 import io.pg2lite.sink.replica.file.ReplicaFile;
@@ -17,20 +14,16 @@ import java.sql.SQLException;
 
 /**
  * A replica: the file, its schema, its row writers and the backfill merge, behind the operations
- * the applier needs. The sink's entry point into the replica packages, and the place where a
- * {@link SQLException} becomes a {@link ReplicaException}.
+ * the sink (and a follower) needs. The entry point into the replica packages, and the place where
+ * a {@link SQLException} becomes a {@link ReplicaException}.
  *
- * <p>Who applies what: schema changes go to {@link ReplicaSchema}, {@code backfill} messages to
+ * <p>Changes are applied through a {@link ReplicaTransaction} ({@link #begin}): one per upstream
+ * transaction, in a savepoint of the SQLite transaction, which {@link #commit} ends. Who applies
+ * what inside: schema changes go to {@link ReplicaSchema}, {@code backfill} messages to
  * {@link BackfillMerge}, every other row change to {@link RowWriter}; the last two tell (and read)
- * the {@link RowChangeLog}. Ordering rules this class keeps:
- * <ul>
- *   <li>pending batched inserts run before a backfill, a schema change, a commit and a close, so
- *       whatever follows sees them; a rollback forgets them;</li>
- *   <li>every prepared statement is closed before a schema change and after a rollback that may
- *       have undone one (and the schema reloaded), since it was prepared against the old schema;</li>
- *   <li>the change log's records of an upstream transaction are written at its commit
- *       ({@link #committing}), before the state row, in the same SQLite transaction.</li>
- * </ul>
+ * the {@link RowChangeLog}. Pending batched inserts run before a close; every prepared statement
+ * is closed before a schema change and after a rollback, since it was prepared against the old
+ * schema.
  */
 public final class Replica implements AutoCloseable {
   private final ReplicaFile file;
@@ -79,78 +72,37 @@ public final class Replica implements AutoCloseable {
     }
   }
 
-  /** Applies one change of an upstream transaction at watermark {@code version}. */
-  public void apply(Change change, Watermark version) throws ReplicaException {
+  /**
+   * Begins an upstream transaction at its pre-commit watermark: opens the SQLite transaction if
+   * none is open (it may already hold earlier upstream transactions) and a savepoint for this one.
+   * One upstream transaction at a time: the returned one must end before the next begins.
+   */
+  public ReplicaTransaction begin(Watermark watermark) throws ReplicaException {
     sql(() -> {
-      if (change instanceof DataChange.Backfill b) {
-        rows.flush();
-        backfill.apply(b);
-      } else if (change instanceof DataChange d) {
-        rows.apply(d, version);
-      } else if (change instanceof SchemaChange s) {
-        closeStatements();
-        schema.apply(s);
-      } else {
-        throw new IllegalStateException("unhandled change " + change.tag());
-      }
+      file.beginIfNeeded();
+      file.savepoint();
     });
+    return new ReplicaTransaction(this, file, schema, changeLog, rows, backfill, watermark);
   }
 
-  /** Called at an upstream commit, before the state row is written: records row operations at {@code commit}. */
-  public void committing(Watermark commit) throws ReplicaException {
-    sql(() -> {
-      rows.flush();
-      changeLog.commit(commit);
-    });
-  }
-
-  /** Called when an upstream transaction is rolled back or aborted. */
-  public void discarded() {
-    changeLog.discard();
-    rows.discard();
-  }
-
-  /** After a rollback the cached schema may describe undone DDL: reload it and drop prepared statements. */
-  public void reloadSchema() throws ReplicaException {
-    sql(() -> {
-      closeStatements();
-      schema.reload();
-    });
-  }
-
-  /** Opens the SQLite transaction if none is open ({@link ReplicaFile#beginIfNeeded}). */
-  public void beginIfNeeded() throws ReplicaException {
-    sql(file::beginIfNeeded);
-  }
-
-  /** Starts one upstream transaction inside the SQLite transaction. */
-  public void savepoint() throws ReplicaException {
-    sql(file::savepoint);
-  }
-
-  /** Keeps the upstream transaction's changes (they commit with the SQLite transaction). */
-  public void releaseSavepoint() throws ReplicaException {
-    sql(file::releaseSavepoint);
-  }
-
-  /** Discards the upstream transaction's changes, keeping earlier ones of the SQLite transaction. */
-  public void rollbackToSavepoint() throws ReplicaException {
-    sql(file::rollbackToSavepoint);
-  }
-
-  /** Writes the state row; must run inside the transaction whose data it describes. */
-  public void writeState(ReplicaState state) throws ReplicaException {
-    sql(() -> file.writeState(state));
-  }
-
-  /** Commits the SQLite transaction, if one is open. */
+  /** Commits the SQLite transaction, and with it every upstream transaction committed in it, if one is open. */
   public void commit() throws ReplicaException {
     sql(file::commit);
   }
 
-  /** Discards everything since the last commit. */
+  /**
+   * Discards everything since the last {@link #commit}: the SQLite transaction, any upstream
+   * transaction still open in it, and what the writers buffered; the schema is reloaded, since
+   * undone DDL may have changed it.
+   */
   public void rollback() throws ReplicaException {
-    sql(file::rollback);
+    changeLog.discard();
+    rows.discard();
+    sql(() -> {
+      file.rollback();
+      closeStatements();
+      schema.reload();
+    });
   }
 
   @Override
@@ -162,16 +114,16 @@ public final class Replica implements AutoCloseable {
   }
 
   /** Runs pending inserts, then closes every prepared statement (they hold the old schema). */
-  private void closeStatements() throws SQLException {
+  void closeStatements() throws SQLException {
     rows.schemaChanging();
     statements.closeAll();
   }
 
-  private interface SqlWork {
+  interface SqlWork {
     void run() throws SQLException;
   }
 
-  private static void sql(SqlWork work) throws ReplicaException {
+  static void sql(SqlWork work) throws ReplicaException {
     try {
       work.run();
     } catch (SQLException e) {

@@ -1,8 +1,10 @@
 /**
- * The SQLite replica, behind one entry point: {@link io.pg2lite.sink.replica.Replica} (open,
- * apply a change, the transaction and state operations the applier needs) and its one failure
- * type, {@link io.pg2lite.sink.replica.ReplicaException}. The replica packages are the only ones
- * of the sink that touch {@code java.sql}.
+ * The SQLite replica, behind one entry point: {@link io.pg2lite.sink.replica.Replica} (open, begin
+ * an upstream transaction as a {@link io.pg2lite.sink.replica.ReplicaTransaction}, commit or roll
+ * back the SQLite transaction) and its one failure type,
+ * {@link io.pg2lite.sink.replica.ReplicaException}. The replica packages are the only ones of the
+ * sink that touch {@code java.sql}, and they use no Kafka or Connect type: they are the core a
+ * replica outside Connect shares with the sink.
  *
  * <p>Subpackages, each depending only on those before it (no cycles):
  * <ul>
@@ -12,7 +14,9 @@
  *   <li>{@code schema}: schema changes and the in-memory view of the tables;</li>
  *   <li>{@code changelog}: the per-row record of what the live stream did, which the merge reads;</li>
  *   <li>{@code merge}: the backfill merge rule (copied rows, and key changes onto copied rows);</li>
- *   <li>{@code rows}: the live stream's row writes (upserts, updates, deletes, truncates).</li>
+ *   <li>{@code rows}: the live stream's row writes (upserts, updates, deletes, truncates);</li>
+ *   <li>{@code snapshot}: copies of the replica in a store, taken beside the apply loop and
+ *       restored into a missing replica.</li>
  * </ul>
  */
 package io.pg2lite.sink.replica;

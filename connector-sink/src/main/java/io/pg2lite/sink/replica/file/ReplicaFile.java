@@ -2,10 +2,10 @@ package io.pg2lite.sink.replica.file;
 
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import org.sqlite.SQLiteConfig;
 
 /**
  * One SQLite replica file and its single writing connection.
@@ -24,13 +24,23 @@ public final class ReplicaFile implements AutoCloseable {
     this.c = c;
   }
 
-  /** Opens (creating if needed) the replica at {@code path}. */
+  /**
+   * The one way pg2lite connects to a replica file, for writing ({@link #open}) or for a look (a
+   * snapshot's copy, a restore's check): the busy timeout is set as the connection opens, before
+   * any statement, since even reading the journal mode may need a lock another process holds.
+   */
+  public static Connection connect(Path path, int busyTimeoutMs, boolean readOnly) throws SQLException {
+    SQLiteConfig cfg = new SQLiteConfig();
+    cfg.setBusyTimeout(busyTimeoutMs);
+    cfg.setReadOnly(readOnly);
+    return cfg.createConnection("jdbc:sqlite:" + path.toAbsolutePath());
+  }
+
+  /** Opens (creating if needed) the replica at {@code path}, as its one writer. */
   public static ReplicaFile open(Path path, String journalMode, String synchronous, int busyTimeoutMs)
       throws SQLException {
-    Connection c = DriverManager.getConnection("jdbc:sqlite:" + path.toAbsolutePath());
+    Connection c = connect(path, busyTimeoutMs, false);
     try (Statement s = c.createStatement()) {
-      // The busy timeout first: switching the journal mode needs a lock another process may hold.
-      s.execute("PRAGMA busy_timeout=" + busyTimeoutMs);
       s.execute("PRAGMA journal_mode=" + journalMode);
       s.execute("PRAGMA synchronous=" + synchronous);
       s.execute("PRAGMA foreign_keys=OFF");

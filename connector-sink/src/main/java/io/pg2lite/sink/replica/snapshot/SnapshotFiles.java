@@ -1,5 +1,9 @@
 package io.pg2lite.sink.replica.snapshot;
 
+import io.pg2lite.sink.replica.file.MetadataTables;
+import io.pg2lite.sink.replica.file.ReplicaFile;
+import io.pg2lite.sink.replica.file.ReplicaState;
+import io.pg2lite.sink.replica.file.StateTable;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,24 +12,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Optional;
-import io.pg2lite.sink.replica.file.MetadataTables;
-import io.pg2lite.sink.replica.file.ReplicaState;
-import io.pg2lite.sink.replica.file.StateTable;
-import org.sqlite.SQLiteConfig;
 
 /**
- * SQLite file chores of snapshots: opening a file for a look, reading the replica position a file
- * holds (the same {@link StateTable} the replica writes), and removing a replica with its WAL and shared-memory files.
+ * SQLite file chores of snapshots: reading the replica position a file holds (the same
+ * {@link StateTable} the replica writes), and removing a replica with its WAL and shared-memory
+ * files. Files are opened the one way replicas are ({@link ReplicaFile#connect}).
  */
 final class SnapshotFiles {
   private SnapshotFiles() {}
-
-  static Connection open(Path file, int busyTimeoutMs, boolean readOnly) throws SQLException {
-    SQLiteConfig cfg = new SQLiteConfig();
-    cfg.setBusyTimeout(busyTimeoutMs);
-    cfg.setReadOnly(readOnly);
-    return cfg.createConnection("jdbc:sqlite:" + file.toAbsolutePath());
-  }
 
   /**
    * The position in {@code c}'s file ({@link StateTable}); empty when it has none: a replica that
@@ -47,7 +41,7 @@ final class SnapshotFiles {
     if (!Files.exists(replica)) {
       return true;
     }
-    try (Connection c = open(replica, busyTimeoutMs, true)) {
+    try (Connection c = ReplicaFile.connect(replica, busyTimeoutMs, true)) {
       return position(c).isEmpty();
     }
   }

@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.snapshot;
 
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaFile;
 import io.pg2lite.sink.replica.file.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -96,7 +97,7 @@ public final class SnapshotRestorer {
    * only repeat what the checksum proved.
    */
   private void verify(Path file, SnapshotManifest m) throws CorruptSnapshotException {
-    try (Connection c = SnapshotFiles.open(file, busyTimeoutMs, true)) {
+    try (Connection c = ReplicaFile.connect(file, busyTimeoutMs, true)) {
       ReplicaState p = SnapshotFiles.position(c)
           .orElseThrow(() -> new CorruptSnapshotException(m.id(), "the copy has no replica state"));
       if (p.offset() != m.offset() || !p.topic().equals(m.topic()) || p.partition() != m.partition()

@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.snapshot;
 
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.file.ReplicaFile;
 import io.pg2lite.sink.replica.file.ReplicaState;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -54,7 +55,7 @@ public final class SnapshotTaker {
     Path copy = replica.resolveSibling(replica.getFileName() + ".snapshot.tmp");
     SnapshotFiles.deleteReplica(copy);
     try {
-      try (Connection c = SnapshotFiles.open(replica, busyTimeoutMs, false); Statement s = c.createStatement()) {
+      try (Connection c = ReplicaFile.connect(replica, busyTimeoutMs, false); Statement s = c.createStatement()) {
         Optional<ReplicaState> live = SnapshotFiles.position(c);
         if (live.isEmpty() || live.get().offset() == lastOffset) {
           return Optional.empty();
@@ -67,7 +68,7 @@ public final class SnapshotTaker {
         }
       }
       ReplicaState p;
-      try (Connection c = SnapshotFiles.open(copy, busyTimeoutMs, true)) {
+      try (Connection c = ReplicaFile.connect(copy, busyTimeoutMs, true)) {
         p = SnapshotFiles.position(c).orElseThrow(() -> new SQLException("the snapshot copy has no state row"));
       }
       SnapshotManifest stored = store.publish(copy, new SnapshotManifest(null, p.replicaVersion(), p.watermark(),
