@@ -26,7 +26,7 @@ import java.util.Set;
  * {@code PSQLException} with SQLSTATE 08006. A permanent cause anywhere does not make a transient
  * one permanent: the first transient cause found decides.
  *
- * <p>Kafka's exception types are recognised by class name, so this module depends on neither Kafka
+ * <p>Kafka's exception types are recognised by class name, so this class needs neither Kafka
  * nor a JDBC driver.
  */
 public final class Failures {

@@ -1,32 +1,28 @@
 package io.pg2lite.sink.metrics;
 
-import io.pg2lite.connect.MBeans;
 import io.pg2lite.connect.ThrottledReading;
-import io.pg2lite.connect.WindowedRates;
+import io.pg2lite.connect.metrics.FlowMetrics;
+import io.pg2lite.protocol.progress.BackfillProgress;
 import java.time.Instant;
 import java.util.function.LongSupplier;
-import javax.management.JMException;
 import javax.management.ObjectName;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Counters of the sink task, published as an MBean; written by the task thread only, read by JMX
- * threads (volatile fields). Rates use fixed 10-second windows.
+ * Counters of the sink task, published as an MBean; the flow figures both tasks share are
+ * {@link FlowMetrics}'. Written by the task thread only, read by JMX threads (volatile fields).
  */
-public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
-  private final ObjectName name;
-  private final WindowedRates rates = new WindowedRates();
+public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
+  private static final Logger LOG = LoggerFactory.getLogger(SinkMetrics.class);
   private final ThrottledReading logEnd;
   private volatile String watermark = "";
   private volatile long offset = -1;
-  private volatile long millisBehind = -1;
-  private volatile long transactions;
-  private volatile long records;
-  private final io.pg2lite.protocol.progress.BackfillProgress backfills = new io.pg2lite.protocol.progress.BackfillProgress();
+  private final BackfillProgress backfills = new BackfillProgress();
   private volatile SnapshotFigures snapshots = SnapshotFigures.NONE;
   private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
 
-  private SinkMetrics(ObjectName name, LongSupplier logEnd) {
-    this.name = name;
+  private SinkMetrics(LongSupplier logEnd) {
     this.logEnd = new ThrottledReading(logEnd);
   }
 
@@ -83,28 +79,20 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */
   public static SinkMetrics register(String connector, LongSupplier logEnd) {
-    ObjectName name;
-    try {
-      name = new ObjectName("io.pg2lite:type=sink,connector=" + ObjectName.quote(connector));
-    } catch (JMException e) {
-      return new SinkMetrics(null, logEnd);
-    }
-    SinkMetrics m = new SinkMetrics(name, logEnd);
-    return MBeans.register(m, name) ? m : new SinkMetrics(null, logEnd);
+    return register(new SinkMetrics(logEnd), "io.pg2lite:type=sink,connector=" + ObjectName.quote(connector), LOG);
   }
+
 
   /** After a batch: {@code newTransactions} committed, {@code newRecords} applied, the replica at this position. */
   public void batchApplied(long newRecords, long newTransactions, String replicaWatermark, long replicaOffset,
       Instant lastCommitTime) {
-    records += newRecords;
-    transactions += newTransactions;
-    rates.add(newRecords, newTransactions);
+    counted(newRecords, newTransactions);
     if (replicaWatermark != null) {
       watermark = replicaWatermark;
       offset = replicaOffset;
     }
     if (lastCommitTime != null && newTransactions > 0) {
-      millisBehind = Math.max(0, System.currentTimeMillis() - lastCommitTime.toEpochMilli());
+      lastCommittedAt(lastCommitTime);
     }
   }
 
@@ -119,38 +107,8 @@ public final class SinkMetrics implements SinkMetricsMBean, AutoCloseable {
   }
 
   @Override
-  public long getMillisBehindSource() {
-    return millisBehind;
-  }
-
-  @Override
   public long getLagRecords() {
     long end = logEnd.get();
     return end < 0 ? -1 : Math.max(0, end - (offset + 1));
-  }
-
-  @Override
-  public long getTransactionsTotal() {
-    return transactions;
-  }
-
-  @Override
-  public long getRecordsTotal() {
-    return records;
-  }
-
-  @Override
-  public double getTransactionsPerSecond() {
-    return rates.transactionsPerSecond();
-  }
-
-  @Override
-  public double getRecordsPerSecond() {
-    return rates.recordsPerSecond();
-  }
-
-  @Override
-  public void close() {
-    MBeans.unregister(name);
   }
 }

@@ -1,15 +1,14 @@
 package io.pg2lite.sink.metrics;
 
+import io.pg2lite.connect.metrics.FlowMBean;
+
 /** JMX view of a running sink task: {@code io.pg2lite:type=sink,connector=<name>}. */
-public interface SinkMetricsMBean {
+public interface SinkMetricsMBean extends FlowMBean {
   /** Watermark of the last upstream transaction committed to the replica. */
   String getReplicaWatermark();
 
   /** Kafka offset of that transaction's commit record. */
   long getReplicaOffset();
-
-  /** Milliseconds between that transaction's upstream commit and its commit to the replica; -1 before any. */
-  long getMillisBehindSource();
 
   /**
    * Records between the replica's position and the end of the change log (approximate: Kafka
@@ -17,16 +16,6 @@ public interface SinkMetricsMBean {
    * (no {@code kafka.bootstrap.servers}, or the broker cannot be asked).
    */
   long getLagRecords();
-
-  long getTransactionsTotal();
-
-  long getRecordsTotal();
-
-  /** Upstream transactions applied per second, over the last completed 10-second window. */
-  double getTransactionsPerSecond();
-
-  /** Change-log records applied per second, over the last completed 10-second window. */
-  double getRecordsPerSecond();
 
   /** Snapshots this task published since it started (0 without {@code snapshot.dir}). */
   long getSnapshotsTaken();

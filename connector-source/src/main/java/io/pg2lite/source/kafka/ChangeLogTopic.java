@@ -1,27 +1,21 @@
 package io.pg2lite.source.kafka;
 
+import io.pg2lite.connect.kafka.ChangeLogPartition;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.protocol.watermark.Watermark;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
+import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
-import org.apache.kafka.clients.admin.TopicDescription;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
-import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.header.Header;
-import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
@@ -30,24 +24,21 @@ import org.apache.kafka.connect.errors.ConnectException;
  * tail on start to find a transaction left open by a crash.
  */
 public final class ChangeLogTopic {
-  private final Map<String, Object> clientProps;
+  private final ChangeLogPartition log;
 
   public ChangeLogTopic(String bootstrapServers, Map<String, Object> extraClientProps) {
-    Map<String, Object> p = new HashMap<>(extraClientProps);
-    p.put("bootstrap.servers", bootstrapServers);
-    this.clientProps = Map.copyOf(p);
+    this.log = new ChangeLogPartition(bootstrapServers, extraClientProps);
   }
 
   /** Partition count of {@code topic}, or empty when it does not exist. */
   public Optional<Integer> partitions(String topic) {
-    try (Admin admin = Admin.create(clientProps)) {
-      TopicDescription d = admin.describeTopics(Set.of(topic)).allTopicNames().get().get(topic);
-      return Optional.of(d.partitions().size());
+    try {
+      OptionalInt n = log.partitions(topic);
+      return n.isPresent() ? Optional.of(n.getAsInt()) : Optional.empty();
     } catch (ExecutionException e) {
-      if (e.getCause() instanceof UnknownTopicOrPartitionException) {
-        return Optional.empty();
-      }
       throw new ConnectException("cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new org.apache.kafka.common.errors.TimeoutException("no answer from Kafka describing topic " + topic, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted describing topic " + topic, e);
@@ -70,7 +61,7 @@ public final class ChangeLogTopic {
     if (!create) {
       throw new ConnectException("topic " + topic + " does not exist and topic.create is false");
     }
-    try (Admin admin = Admin.create(clientProps)) {
+    try (Admin admin = Admin.create(log.clientProps())) {
       NewTopic t = new NewTopic(topic, Optional.of(1), replicationFactor < 0 ? Optional.empty()
           : Optional.of(replicationFactor)).configs(Map.of("cleanup.policy", "delete", "retention.ms", "-1",
           "retention.bytes", "-1"));
@@ -93,12 +84,13 @@ public final class ChangeLogTopic {
    * offset).
    */
   public long startOffset(String topic) {
-    Map<String, Object> p = new HashMap<>(clientProps);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     TopicPartition tp = new TopicPartition(topic, 0);
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
-      return consumer.beginningOffsets(List.of(tp)).get(tp);
+    try {
+      return log.logStart(tp).orElseThrow(() -> new org.apache.kafka.common.errors.TimeoutException(
+          "cannot read the log start of " + tp + " now"));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted reading the log start of " + tp, e);
     }
   }
 
@@ -107,37 +99,12 @@ public final class ChangeLogTopic {
    * Read with {@code read_committed}: records of aborted Kafka transactions never count.
    */
   public Optional<LogTail> tail(String topic) {
-    Map<String, Object> p = new HashMap<>(clientProps);
-    p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
-    p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-    TopicPartition tp = new TopicPartition(topic, 0);
-    ChangeLogCodec codec = new ChangeLogCodec();
-    try (KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(p, new ByteArrayDeserializer(),
-        new ByteArrayDeserializer())) {
-      consumer.assign(List.of(tp));
-      long begin = consumer.beginningOffsets(List.of(tp)).get(tp);
-      long end = consumer.endOffsets(List.of(tp)).get(tp);
-      // Walk back from the end in growing windows: transaction markers take offsets too.
-      for (long window = 16; ; window *= 4) {
-        long from = Math.max(begin, end - window);
-        consumer.seek(tp, from);
-        ConsumerRecord<byte[], byte[]> last = null;
-        while (consumer.position(tp) < end) {
-          for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-            last = r;
-          }
-        }
-        if (last != null) {
-          Header rv = last.headers().lastHeader(ChangeLogHeaders.REPLICA_VERSION);
-          Header seq = last.headers().lastHeader(ChangeLogHeaders.SEQ);
-          return Optional.of(new LogTail(codec.decode(last.value()),
-              rv == null ? null : Watermark.parse(new String(rv.value(), StandardCharsets.UTF_8)),
-              seq == null ? null : Long.valueOf(new String(seq.value(), StandardCharsets.UTF_8)), last.offset()));
-        }
-        if (from == begin) {
-          return Optional.empty();
-        }
-      }
-    }
+    return log.lastRecord(new TopicPartition(topic, 0)).map(last -> {
+      Header rv = last.headers().lastHeader(ChangeLogHeaders.REPLICA_VERSION);
+      Header seq = last.headers().lastHeader(ChangeLogHeaders.SEQ);
+      return new LogTail(new ChangeLogCodec().decode(last.value()),
+          rv == null ? null : Watermark.parse(new String(rv.value(), StandardCharsets.UTF_8)),
+          seq == null ? null : Long.valueOf(new String(seq.value(), StandardCharsets.UTF_8)), last.offset());
+    });
   }
 }

@@ -1,0 +1,80 @@
+package io.pg2lite.connect.metrics;
+
+import io.pg2lite.connect.MBeans;
+import io.pg2lite.connect.WindowedRates;
+import java.time.Instant;
+import javax.management.JMException;
+import javax.management.ObjectName;
+import org.slf4j.Logger;
+
+/**
+ * The counting both tasks' metrics share ({@link FlowMBean}), and their MBean's registration.
+ * Counted by the task thread only, read by JMX threads: one writer, so volatile fields suffice.
+ */
+public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
+  private final WindowedRates rates = new WindowedRates();
+  private volatile ObjectName name;
+  private volatile long transactions;
+  private volatile long records;
+  private volatile long millisBehind = -1;
+
+  /** Records and transactions handled (the task thread). */
+  protected final void counted(long newRecords, long newTransactions) {
+    records += newRecords;
+    transactions += newTransactions;
+    rates.add(newRecords, newTransactions);
+  }
+
+  /** The last transaction handled committed upstream at {@code commitTime}. */
+  protected final void lastCommittedAt(Instant commitTime) {
+    millisBehind = Math.max(0, System.currentTimeMillis() - commitTime.toEpochMilli());
+  }
+
+  /**
+   * Registers {@code metrics} as {@code objectName} (replacing a stale MBean of a previous task
+   * instance); a name JMX refuses leaves the metrics working but unpublished, with a warning.
+   */
+  protected static <M extends FlowMetrics> M register(M metrics, String objectName, Logger log) {
+    try {
+      ObjectName n = new ObjectName(objectName);
+      if (MBeans.register(metrics, n)) {
+        ((FlowMetrics) metrics).name = n;
+      } else {
+        log.warn("Cannot register the metrics MBean {}", n);
+      }
+    } catch (JMException e) {
+      log.warn("Cannot name the metrics MBean {}: {}", objectName, e.toString());
+    }
+    return metrics;
+  }
+
+  @Override
+  public long getTransactionsTotal() {
+    return transactions;
+  }
+
+  @Override
+  public long getRecordsTotal() {
+    return records;
+  }
+
+  @Override
+  public double getTransactionsPerSecond() {
+    return rates.transactionsPerSecond();
+  }
+
+  @Override
+  public double getRecordsPerSecond() {
+    return rates.recordsPerSecond();
+  }
+
+  @Override
+  public long getMillisBehindSource() {
+    return millisBehind;
+  }
+
+  @Override
+  public void close() {
+    MBeans.unregister(name);
+  }
+}
