@@ -57,6 +57,8 @@ public class Pg2liteSinkTask extends SinkTask {
   /** Heals failed batches: the consumer is rewound and Connect retries after the backoff. */
   private Healing healing;
   private String connector;
+  /** The change log as {@code topics} names it; empty with {@code topics.regex}. */
+  private java.util.Optional<TopicPartition> log;
   /** Null without {@code kafka.bootstrap.servers}. */
   private ChangeLogAdmin admin;
   /** Empty without {@code snapshot.dir}. */
@@ -72,9 +74,10 @@ public class Pg2liteSinkTask extends SinkTask {
   }
 
   /**
-   * Reads the config only: the replica is restored and opened when Connect assigns the change-log
-   * partition ({@link #open}), since a replica follows that one partition, and its snapshots are
-   * of it.
+   * Restores the replica from a snapshot if its file is missing, opens it, and starts the snapshot
+   * schedule, before Connect reports the task RUNNING: RUNNING means the replica file is in place,
+   * and no reader can open the path while a restore replaces it (ADR 0022). The change log is the
+   * topic {@code topics} names, partition 0; {@link #open} checks Connect assigned exactly that.
    */
   @Override
   public void start(Map<String, String> props) {
@@ -85,24 +88,18 @@ public class Pg2liteSinkTask extends SinkTask {
     healing = Healing.forRetries("The replica " + config.replicaPath, config.retryBackoffMaxMs,
         config.retryTimeoutMs, SinkConfig.RETRY_TIMEOUT_CONFIG, LOG);
     metrics = SinkMetrics.register(connector, this::logEnd);
+    log = ChangeLogTopics.of(props.get("topics"));
+    openReplica();
   }
 
-  /**
-   * The first assignment restores the replica from a snapshot if its file is missing, opens it, and
-   * starts the snapshot schedule, all for the assigned partition; every assignment then seeks to
-   * the record after the replica's last commit.
-   */
+  /** Every assignment seeks to the record after the replica's last commit. */
   @Override
   public void open(Collection<TopicPartition> partitions) {
-    if (partitions.isEmpty()) {
-      return;
-    }
-    if (partitions.size() > 1) {
-      throw new ConnectException("the sink was assigned " + partitions + "; a replica follows one change log, a "
-          + "topic of one partition: set 'topics' to the source's topic only");
-    }
-    if (replica == null) {
-      openReplica(partitions.iterator().next());
+    for (TopicPartition tp : partitions) {
+      if (log.isPresent() && !log.get().equals(tp)) {
+        throw new ConnectException("the sink was assigned " + tp + " but follows " + log.get() + " ('topics'); a "
+            + "replica follows one change log, a topic of one partition");
+      }
     }
     applier.abort();
     ReplicaState state = applier.committed();
@@ -136,7 +133,7 @@ public class Pg2liteSinkTask extends SinkTask {
     rewound = false;
   }
 
-  private void openReplica(TopicPartition log) {
+  private void openReplica() {
     snapshots = ReplicaSnapshots.of(config, admin, connector, log);
     ReplicaStartup.Opened opened = new ReplicaStartup(config).open(snapshots);
     replica = opened.replica();
@@ -250,9 +247,6 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-    if (applier == null) {
-      return Map.of(); // nothing assigned yet
-    }
     ReplicaState state = applier.committed();
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
     if (!state.isEmpty()) {

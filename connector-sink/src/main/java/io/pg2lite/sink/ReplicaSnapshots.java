@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,7 +25,7 @@ import org.slf4j.LoggerFactory;
  * The sink task's use of snapshots ({@code snapshot.dir}): a restore before the replica is opened
  * when its file is missing, a schedule of snapshots while the task runs, and the oldest offset a
  * new replica could start from, for the MBean ({@link SnapshotFigures}). The change log is the
- * partition Connect assigned the task.
+ * topic {@code topics} names, partition 0 (ChangeLogTopics).
  */
 final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaSnapshots.class);
@@ -48,10 +49,20 @@ final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
     this.store = new DirectorySnapshotStore(config.snapshotDir);
   }
 
-  /** Empty when snapshots are off. {@code log} is the change-log partition Connect assigned the task. */
-  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector, TopicPartition log) {
-    return config.snapshotDir == null ? Optional.empty()
-        : Optional.of(new ReplicaSnapshots(config, admin, connector, log));
+  /**
+   * Empty when snapshots are off.
+   *
+   * @param log the change log ({@code topics}, partition 0)
+   * @throws ConnectException when snapshots are on but {@code topics} does not name the change log
+   */
+  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector,
+      Optional<TopicPartition> log) {
+    if (config.snapshotDir == null) {
+      return Optional.empty();
+    }
+    return Optional.of(new ReplicaSnapshots(config, admin, connector, log.orElseThrow(() -> new ConnectException(
+        SinkConfig.SNAPSHOT_DIR_CONFIG + " needs 'topics' to name the change-log topic (one topic, not "
+        + "topics.regex): a restore happens before Connect assigns the topic"))));
   }
 
   String describe() {
