@@ -2,8 +2,8 @@ package io.pg2lite.quickstart;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.connect.WorkerProcess;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

@@ -1,10 +1,10 @@
 package io.pg2lite.quickstart;
 
-import io.pg2lite.testkit.Await;
-import io.pg2lite.testkit.QueryRows;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.QueryRows;
 import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -3,7 +3,6 @@ package io.pg2lite.quickstart;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.connect.WorkerProcess;
@@ -14,6 +13,7 @@ import io.pg2lite.testkit.fuzz.Workload;
 import io.pg2lite.testkit.fuzz.WorkloadGenerator;
 import io.pg2lite.testkit.fuzz.WorkloadRunner;
 import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;

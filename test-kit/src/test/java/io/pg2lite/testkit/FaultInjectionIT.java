@@ -11,6 +11,7 @@ import io.pg2lite.testkit.kafka.KafkaBroker;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.support.Await;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;

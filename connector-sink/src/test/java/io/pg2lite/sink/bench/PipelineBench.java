@@ -1,10 +1,10 @@
 package io.pg2lite.sink.bench;
 
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -248,7 +248,7 @@ public final class PipelineBench {
   }
 
   private static long cpu() {
-    return io.pg2lite.testkit.BenchSettings.processCpuNanos();
+    return io.pg2lite.testkit.support.BenchSettings.processCpuNanos();
   }
 
   /** A metric of the source task's producer (in this JVM: the worker runs here), NaN when absent. */

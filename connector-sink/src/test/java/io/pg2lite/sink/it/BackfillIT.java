@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.protocol.schema.QualifiedName;
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.StallReport;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -113,9 +113,9 @@ class BackfillIT {
     private void look(Path replica) throws SQLException {
       try (Connection c = io.pg2lite.testkit.sqlite.SqliteFiles.open(replica); Statement s = c.createStatement()) {
         c.setAutoCommit(false); // both queries in one read transaction: one state of the file
-        List<List<String>> tables = io.pg2lite.testkit.QueryRows.of(s.executeQuery(
+        List<List<String>> tables = io.pg2lite.testkit.support.QueryRows.of(s.executeQuery(
             "SELECT name FROM sqlite_master WHERE type = 'table'"));
-        List<List<String>> hidden = io.pg2lite.testkit.QueryRows.of(s.executeQuery(
+        List<List<String>> hidden = io.pg2lite.testkit.support.QueryRows.of(s.executeQuery(
             "SELECT DISTINCT table_name FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL"));
         c.rollback();
         for (List<String> t : tables) {

@@ -2,15 +2,15 @@ package io.pg2lite.sink.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-import io.pg2lite.testkit.Await;
-import io.pg2lite.testkit.QueryRows;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.connect.ConnectWorker;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.StallReport;
 import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.QueryRows;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;

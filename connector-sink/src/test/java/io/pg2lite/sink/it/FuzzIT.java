@@ -2,12 +2,11 @@ package io.pg2lite.sink.it;
 
 import static org.junit.jupiter.api.Assertions.fail;
 
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.ConnectWorker;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.fuzz.Action;
 import io.pg2lite.testkit.fuzz.FuzzFeature;
@@ -18,6 +17,7 @@ import io.pg2lite.testkit.fuzz.WorkloadRunner;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,12 +1,12 @@
 package io.pg2lite.sink.it;
 
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.ConnectWorker;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -88,7 +88,7 @@ final class Pipeline implements AutoCloseable {
   /** Rows of a Postgres query, values as text. */
   List<List<String>> postgres(String sql) throws SQLException {
     try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return io.pg2lite.testkit.QueryRows.of(rs);
+      return io.pg2lite.testkit.support.QueryRows.of(rs);
     }
   }
 
@@ -105,7 +105,7 @@ final class Pipeline implements AutoCloseable {
 
   static List<List<String>> replica(Path file, String sql) throws SQLException {
     try (Connection c = SqliteFiles.open(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return io.pg2lite.testkit.QueryRows.of(rs);
+      return io.pg2lite.testkit.support.QueryRows.of(rs);
     }
   }
 

@@ -3,9 +3,9 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.support.Await;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
 import javax.management.MBeanServer;

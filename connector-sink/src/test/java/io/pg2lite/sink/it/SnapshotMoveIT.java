@@ -3,12 +3,12 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

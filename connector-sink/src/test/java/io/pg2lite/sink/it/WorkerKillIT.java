@@ -4,7 +4,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.connect.hold.TestHolds;
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectRestClient;
@@ -12,6 +11,7 @@ import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,16 +3,16 @@ package io.pg2lite.source.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
-import io.pg2lite.connect.hold.TestHolds;
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.kafka.TopicReader;
+import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

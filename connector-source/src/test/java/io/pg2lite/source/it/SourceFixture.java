@@ -2,9 +2,9 @@ package io.pg2lite.source.it;
 
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
-import io.pg2lite.testkit.connect.ConnectorConfigs;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import java.time.Duration;
@@ -129,7 +129,7 @@ final class SourceFixture implements AutoCloseable {
   void awaitPositionStored(Duration timeout) {
     String last = seen.stream().filter(e -> e.message() instanceof io.pg2lite.protocol.message.Commit)
         .reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no commit read yet")).watermark().toString();
-    io.pg2lite.testkit.Await.until("a stored source position at or past " + last, timeout,
+    io.pg2lite.testkit.support.Await.until("a stored source position at or past " + last, timeout,
         () -> worker.rest().offsets(name).stream()
             .anyMatch(o -> o.containsKey("watermark") && o.get("watermark").compareTo(last) >= 0));
   }
@@ -143,7 +143,7 @@ final class SourceFixture implements AutoCloseable {
     try {
       if (worker.rest().connectors().contains(name)) {
         worker.rest().delete(name);
-        io.pg2lite.testkit.Await.until("connector " + name + " deleted and its slot released", Duration.ofSeconds(30),
+        io.pg2lite.testkit.support.Await.until("connector " + name + " deleted and its slot released", Duration.ofSeconds(30),
             () -> {
               try {
                 return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = '"

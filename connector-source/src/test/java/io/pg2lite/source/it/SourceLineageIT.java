@@ -5,10 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.MessageKind;
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectorStatus;
+import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

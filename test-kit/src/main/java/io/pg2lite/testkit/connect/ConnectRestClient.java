@@ -3,7 +3,7 @@ package io.pg2lite.testkit.connect;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.support.Await;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.URI;

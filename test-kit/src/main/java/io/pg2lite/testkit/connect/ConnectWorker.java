@@ -1,6 +1,6 @@
 package io.pg2lite.testkit.connect;
 
-import io.pg2lite.testkit.Await;
+import io.pg2lite.testkit.support.Await;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;

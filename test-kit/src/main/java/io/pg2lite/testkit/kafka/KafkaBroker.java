@@ -1,5 +1,6 @@
 package io.pg2lite.testkit.kafka;
 
+import io.pg2lite.testkit.support.BenchSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -8,11 +9,11 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import kafka.server.BrokerServer;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
-import kafka.server.BrokerServer;
 import org.apache.kafka.common.test.TestKitNodes;
 import org.apache.kafka.server.common.MetadataVersion;
 
@@ -77,7 +78,7 @@ public final class KafkaBroker implements AutoCloseable {
         .setConfigProp("group.initial.rebalance.delay.ms", "0")
         .setConfigProp("auto.create.topics.enable", "false");
     // Benches try broker settings: -Dpg2lite.bench.broker.add.partitions.to.txn.retry.backoff.ms=1
-    io.pg2lite.testkit.BenchSettings.withPrefix("pg2lite.bench.broker.").forEach(builder::setConfigProp);
+    BenchSettings.withPrefix("pg2lite.bench.broker.").forEach(builder::setConfigProp);
     KafkaClusterTestKit cluster = builder.build();
     try {
       cluster.format();

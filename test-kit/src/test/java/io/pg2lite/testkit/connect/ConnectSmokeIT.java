@@ -5,11 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.testkit.Await;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.kafka.KafkaBroker;
 import io.pg2lite.testkit.kafka.TopicReader;
+import io.pg2lite.testkit.support.Await;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

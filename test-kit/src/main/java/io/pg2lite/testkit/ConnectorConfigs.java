@@ -1,6 +1,5 @@
-package io.pg2lite.testkit.connect;
+package io.pg2lite.testkit;
 
-import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import java.nio.file.Path;
 import java.util.HashMap;

@@ -1,4 +1,4 @@
-package io.pg2lite.testkit;
+package io.pg2lite.testkit.support;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
