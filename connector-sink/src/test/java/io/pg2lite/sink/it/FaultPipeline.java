@@ -23,16 +23,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import org.apache.kafka.clients.admin.Admin;
 
 /**
- * A pipeline for fault tests: table {@code acct(id int primary key, n int not null)} in a database
- * of the given Postgres, a source and a sink on the given worker and broker, a {@link Writer} that
- * keeps writing through Postgres restarts, a {@link StatusWatch} that remembers any FAILED state,
+ * A pipeline for fault tests: the {@link Ledger}'s table in a database of the given Postgres, a
+ * source and a sink on the given worker and broker, a {@link Ledger.Background} writer that keeps
+ * writing through Postgres restarts, a {@link StatusWatch} that remembers any FAILED state,
  * and {@link #assertConverged} that counts what was lost and what was applied twice.
  *
  * <p>The servers belong to the test (a test stops only servers of its own); this fixture owns the
@@ -44,7 +40,7 @@ final class FaultPipeline implements AutoCloseable {
   private static final Duration LOOK_FOR_HANGING = Duration.ofSeconds(10);
   /** Idle for longer than the source's producer transaction timeout (15 s, {@link #start}). */
   private static final Duration HANGING_IDLE = Duration.ofSeconds(20);
-  static final String ROWS = "SELECT id, n FROM acct ORDER BY id";
+  static final String ROWS = Ledger.PG_ROWS;
 
   final PostgresServer postgres;
   final String bootstrap;
@@ -70,7 +66,7 @@ final class FaultPipeline implements AutoCloseable {
     this.sink = name + "-sink";
     this.files = new SqliteFiles();
     this.replica = files.newFile("replica");
-    db.execute("CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL)",
+    db.execute(Ledger.CREATE,
         "CREATE PUBLICATION " + name + "_pub FOR TABLE acct");
   }
 
@@ -156,10 +152,19 @@ final class FaultPipeline implements AutoCloseable {
     }
   }
 
-  Writer startWriter(long seed) {
-    Writer w = new Writer(seed);
-    w.thread.start();
-    return w;
+  /** A {@link Ledger} writer on a thread of its own, through Postgres restarts. */
+  Ledger.Background startWriter(long seed) {
+    return new Ledger(db, seed, this::connect).writeInBackground(name);
+  }
+
+  /** Short connect and socket timeouts: a writer cut by a crash notices within seconds. */
+  private Connection connect() throws SQLException {
+    Properties props = new Properties();
+    props.setProperty("user", postgres.user());
+    props.setProperty("password", postgres.password());
+    props.setProperty("connectTimeout", "5");
+    props.setProperty("socketTimeout", "30");
+    return DriverManager.getConnection(db.jdbcUrl(), props);
   }
 
   StatusWatch watch() {
@@ -221,113 +226,12 @@ final class FaultPipeline implements AutoCloseable {
     }
   }
 
-  private static void closeQuietly(Connection c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (SQLException ignored) {
-        // the connection is gone already
-      }
-    }
-  }
-
   private static Map<Long, Long> counts(List<List<String>> rows) {
     Map<Long, Long> out = new HashMap<>(rows.size() * 2);
     for (List<String> r : rows) {
       out.put(Long.parseLong(r.get(0)), Long.parseLong(r.get(1)));
     }
     return out;
-  }
-
-  /**
-   * Small transactions on acct from one connection of its own, until closed: a new id (n = 0)
-   * every third transaction or so, and one to three {@code n = n + 1} on random existing ids. On an
-   * SQLException (Postgres restarting, killed, down) it drops the connection and connects again,
-   * as an application would; whether the failed commit landed does not matter, the expected state
-   * is what Postgres holds at the end.
-   */
-  final class Writer implements AutoCloseable {
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final AtomicLong commits = new AtomicLong();
-    private final AtomicLong failures = new AtomicLong();
-    private final AtomicReference<Throwable> error = new AtomicReference<>();
-    private final Thread thread;
-
-    private Writer(long seed) {
-      thread = new Thread(() -> run(seed), name + "-writer");
-      thread.setDaemon(true);
-    }
-
-    private void run(long seed) {
-      Random random = new Random(seed);
-      int next = 1;
-      Connection c = null;
-      try {
-        while (!stop.get()) {
-          try {
-            if (c == null) {
-              c = connect();
-              c.setAutoCommit(false);
-            }
-            try (Statement s = c.createStatement()) {
-              if (next == 1 || random.nextInt(3) == 0) {
-                s.executeUpdate("INSERT INTO acct VALUES (" + next++ + ", 0)");
-              }
-              for (int i = random.nextInt(3); i >= 0; i--) {
-                s.executeUpdate("UPDATE acct SET n = n + 1 WHERE id = " + (1 + random.nextInt(next - 1)));
-              }
-            }
-            c.commit();
-            commits.incrementAndGet();
-            Thread.sleep(3);
-          } catch (SQLException e) {
-            failures.incrementAndGet();
-            closeQuietly(c);
-            c = null;
-            Thread.sleep(200);
-          }
-        }
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-      } catch (RuntimeException e) {
-        error.set(e);
-      } finally {
-        closeQuietly(c);
-      }
-    }
-
-    private Connection connect() throws SQLException {
-      Properties props = new Properties();
-      props.setProperty("user", postgres.user());
-      props.setProperty("password", postgres.password());
-      props.setProperty("connectTimeout", "5");
-      props.setProperty("socketTimeout", "30");
-      return DriverManager.getConnection(db.jdbcUrl(), props);
-    }
-
-    long commits() {
-      return commits.get();
-    }
-
-    long failures() {
-      return failures.get();
-    }
-
-    /** Waits until {@code more} further transactions have committed. */
-    void awaitCommits(long more, Duration timeout) {
-      long target = commits() + more;
-      Await.until(more + " more writer commits", timeout, () -> commits() >= target);
-    }
-
-    /** Stops and joins the writer; fails if it died of anything but an SQLException. */
-    @Override
-    public void close() throws InterruptedException {
-      stop.set(true);
-      thread.join(60_000);
-      if (error.get() != null) {
-        throw new AssertionError("the writer died", error.get());
-      }
-    }
   }
 
   @Override

@@ -2,16 +2,19 @@ package io.pg2lite.sink.it;
 
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
+import io.pg2lite.testkit.support.Await;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A workload whose replica can be audited for loss and duplication: table {@code acct(id, n)}
@@ -32,14 +35,28 @@ final class Ledger {
     }
   }
 
+  /** Opens a connection to write on. */
+  interface Connections {
+    Connection open() throws SQLException;
+  }
+
   private final TestDatabase db;
   private final Random random;
+  private final Connections connections;
   private final AtomicLong nextId = new AtomicLong(1);
   final AtomicLong transactions = new AtomicLong();
+  /** Transactions abandoned on a failure (a connection cut by a Postgres restart). */
+  final AtomicLong failures = new AtomicLong();
 
   Ledger(TestDatabase db, long seed) {
+    this(db, seed, db::connect);
+  }
+
+  /** @param connections how to connect (a server-fault test gives short connect and socket timeouts) */
+  Ledger(TestDatabase db, long seed, Connections connections) {
     this.db = db;
     this.random = new Random(seed);
+    this.connections = connections;
   }
 
   /**
@@ -48,11 +65,16 @@ final class Ledger {
    * and the connection opened again, until {@code stop} is set.
    */
   void write(int count, AtomicBoolean stop) throws InterruptedException {
+    write(count, stop, 0);
+  }
+
+  /** As {@link #write(int, AtomicBoolean)}, pausing {@code pauseMillis} after each commit. */
+  private void write(int count, AtomicBoolean stop, long pauseMillis) throws InterruptedException {
     Connection c = null;
     for (int t = 0; t < count && (stop == null || !stop.get()); ) {
       try {
         if (c == null) {
-          c = db.connect();
+          c = connections.open();
           c.setAutoCommit(false);
         }
         try (Statement s = c.createStatement()) {
@@ -65,7 +87,11 @@ final class Ledger {
         c.commit();
         transactions.incrementAndGet();
         t++;
+        if (pauseMillis > 0) {
+          Thread.sleep(pauseMillis);
+        }
       } catch (SQLException e) {
+        failures.incrementAndGet();
         try {
           if (c != null) {
             c.close();
@@ -82,6 +108,60 @@ final class Ledger {
         c.close();
       } catch (SQLException ignored) {
         // closing a dead connection
+      }
+    }
+  }
+
+  /**
+   * Writes on a thread of its own, a transaction every few milliseconds, through faults, until
+   * the returned writer is closed: the writer of the server-fault tests.
+   */
+  Background writeInBackground(String name) {
+    Background b = new Background(name);
+    b.thread.start();
+    return b;
+  }
+
+  /** A background writer ({@link #writeInBackground}). */
+  final class Background implements AutoCloseable {
+    private final AtomicBoolean stop = new AtomicBoolean();
+    private final AtomicReference<Throwable> error = new AtomicReference<>();
+    private final Thread thread;
+
+    private Background(String name) {
+      thread = new Thread(() -> {
+        try {
+          write(Integer.MAX_VALUE, stop, 3);
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+          error.set(e);
+        }
+      }, name + "-writer");
+      thread.setDaemon(true);
+    }
+
+    long commits() {
+      return transactions.get();
+    }
+
+    long failures() {
+      return failures.get();
+    }
+
+    /** Waits until {@code more} further transactions have committed. */
+    void awaitCommits(long more, Duration timeout) {
+      long target = commits() + more;
+      Await.until(more + " more writer commits", timeout, () -> commits() >= target);
+    }
+
+    /** Stops and joins the writer; fails if it died of anything but an SQLException. */
+    @Override
+    public void close() throws InterruptedException {
+      stop.set(true);
+      thread.join(60_000);
+      if (error.get() != null) {
+        throw new AssertionError("the writer died", error.get());
       }
     }
   }

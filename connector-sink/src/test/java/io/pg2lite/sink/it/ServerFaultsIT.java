@@ -40,7 +40,7 @@ class ServerFaultsIT {
             stack.kafka().uniqueTopicName("sf_restart"))) {
       p.start();
       try (StatusWatch watch = p.watch()) {
-        FaultPipeline.Writer writer = p.startWriter(11);
+        Ledger.Background writer = p.startWriter(11);
         try {
           for (int r = 0; r < 2; r++) {
             p.awaitReplicaRowsAbove(p.replicaRows() + 20, WAIT); // the replica moves before each fault
@@ -73,7 +73,7 @@ class ServerFaultsIT {
             stack.kafka().uniqueTopicName("sf_kill"))) {
       p.start();
       try (StatusWatch watch = p.watch()) {
-        FaultPipeline.Writer writer = p.startWriter(12);
+        Ledger.Background writer = p.startWriter(12);
         long seenBeforeKill;
         try {
           p.awaitReplicaRowsAbove(20, WAIT);
@@ -119,7 +119,7 @@ class ServerFaultsIT {
             stack.kafka().uniqueTopicName("sf_down"))) {
       p.start();
       try (StatusWatch watch = p.watch()) {
-        FaultPipeline.Writer writer = p.startWriter(13);
+        Ledger.Background writer = p.startWriter(13);
         try {
           p.awaitReplicaRowsAbove(20, WAIT);
           pg.stop();
@@ -162,7 +162,7 @@ class ServerFaultsIT {
           kafka.uniqueTopicName("sf_broker"))) {
         p.start();
         try (StatusWatch watch = p.watch()) {
-          FaultPipeline.Writer writer = p.startWriter(14);
+          Ledger.Background writer = p.startWriter(14);
           int aborted;
           try {
             p.awaitReplicaRowsAbove(20, WAIT);
