@@ -23,7 +23,7 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
   public String script() {
     StringBuilder sb = new StringBuilder();
     sb.append("-- pg2lite fuzz workload, seed ").append(seed).append('\n');
-    sb.append("-- features: ").append(features).append('\n');
+    sb.append("-- features: ").append(new java.util.TreeSet<>(features)).append('\n'); // in one order on every JVM
     sb.append("-- statements marked [s1] run on a second connection; interleaving is the file order\n");
     sb.append("SET TimeZone = 'UTC';\n\n-- setup (before the source starts)\n");
     append(sb, setup);
