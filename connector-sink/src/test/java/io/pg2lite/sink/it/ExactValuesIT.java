@@ -66,4 +66,73 @@ class ExactValuesIT {
           "SELECT count(*) FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL"), "a constant default, not a backfill");
     }
   }
+
+  /**
+   * Issue 32: {@code infinity} and {@code -infinity} in date, timestamp and timestamptz, and
+   * {@code time '24:00:00'}: valid values that stopped the source (timestamptz, time) or arrived as
+   * other dates (date). Each arrives as Postgres prints it, alike whether copied by the backfill
+   * (rows 1, 2) or streamed (rows 3, 4 inserted, row 5 updated to them, row 6 inserted and deleted).
+   */
+  @Test
+  void infinityAndTheEndOfTheDayOnTheBackfillAndTheLivePath(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "exact_inf")) {
+      String high = "'infinity', 'infinity', 'infinity', '24:00:00'";
+      String low = "'-infinity', '-infinity', '-infinity', '00:00:00'";
+      p.db.execute("CREATE TABLE e (id int PRIMARY KEY, d date, ts timestamp, tz timestamptz, t time)",
+          "INSERT INTO e VALUES (1, " + high + "), (2, " + low + "),"
+              + " (5, '2025-01-02', '2025-01-02 03:04:05', '2025-01-02 03:04:05+00', '23:59:59.999999')",
+          "CREATE PUBLICATION exact_inf_pub FOR TABLE e");
+      p.startSource();
+      Path replica = p.files.newFile("inf");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "e", Pipeline.WAIT);
+      p.db.execute("INSERT INTO e VALUES (3, " + high + "), (4, " + low + ")",
+          "UPDATE e SET d = 'infinity', ts = '-infinity', tz = '-infinity', t = '24:00:00' WHERE id = 5",
+          "INSERT INTO e VALUES (6, " + high + ")", "DELETE FROM e WHERE id = 6");
+      p.awaitSame(replica, "SELECT id, d::text, ts::text, tz::text, t::text FROM e ORDER BY id",
+          "SELECT id, d, ts, tz, t FROM e ORDER BY id", Pipeline.WAIT);
+      List<List<String>> rows = Pipeline.replica(replica, "SELECT d, ts, tz, t FROM e ORDER BY id");
+      assertEquals(List.of("infinity", "infinity", "infinity", "24:00:00"), rows.get(0), "copied");
+      assertEquals(rows.get(0), rows.get(2), "streamed like copied");
+      assertEquals(rows.get(1), rows.get(3), "streamed like copied");
+      assertEquals(List.of("infinity", "-infinity", "-infinity", "24:00:00"), rows.get(4), "updated");
+    }
+  }
+
+  /**
+   * Issue 32: types Debezium carries as bytes other than bytea (bit strings, multiranges, text
+   * search queries, {@code pg_lsn}, composite types) or as structs (geometric types) arrive as
+   * Postgres prints them, alike whether copied by the backfill (row 1) or streamed (row 2 inserted,
+   * row 3 updated to the values); they were the hex of that text, bit strings without their
+   * length, or a stopped source.
+   */
+  @Test
+  void typesWithoutADocumentedFormArriveAsPostgresText(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "exact_text")) {
+      String values = "B'101', B'10101010', '{[1,3),[5,7)}', 'fat & (rat | cat)', '16/B374D848', ROW(1, 'a b'),"
+          + " '(1.5,-2)', '((0,0),(1,1))', '<(0,0),2>', '[(0,0),(1,1),(2,0)]'";
+      p.db.execute("CREATE TYPE pair AS (n int, s text)",
+          "CREATE TABLE x (id int PRIMARY KEY, vb varbit, b8 bit(8), mr int4multirange, q tsquery, l pg_lsn,"
+              + " c pair, pt point, bx box, ci circle, pa path)",
+          "INSERT INTO x VALUES (1, " + values + "), (3, B'0', B'00000000', '{}', 'a', '0/0', ROW(0, ''),"
+              + " '(0,0)', '((0,0),(0,0))', '<(0,0),1>', '[(0,0),(1,1)]')",
+          "CREATE PUBLICATION exact_text_pub FOR TABLE x");
+      p.startSource();
+      Path replica = p.files.newFile("text");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "x", Pipeline.WAIT);
+      p.db.execute("INSERT INTO x VALUES (2, " + values + ")",
+          "UPDATE x SET (vb, b8, mr, q, l, c, pt, bx, ci, pa) = (SELECT vb, b8, mr, q, l, c, pt, bx, ci, pa FROM x"
+              + " WHERE id = 1) WHERE id = 3");
+      String columns = "vb, b8, mr, q, l, c, pt, bx, ci, pa";
+      p.awaitSame(replica, "SELECT id, vb::text, b8::text, mr::text, q::text, l::text, c::text, pt::text,"
+          + " bx::text, ci::text, pa::text FROM x ORDER BY id", "SELECT id, " + columns + " FROM x ORDER BY id",
+          Pipeline.WAIT);
+      List<List<String>> rows = Pipeline.replica(replica, "SELECT " + columns + " FROM x ORDER BY id");
+      assertEquals(List.of("101", "10101010", "{[1,3),[5,7)}", "'fat' & ( 'rat' | 'cat' )", "16/B374D848",
+          "(1,\"a b\")", "(1.5,-2)", "(1,1),(0,0)", "<(0,0),2>", "[(0,0),(1,1),(2,0)]"), rows.get(0), "copied");
+      assertEquals(rows.get(0), rows.get(1), "inserted live like copied");
+      assertEquals(rows.get(0), rows.get(2), "updated live like copied");
+    }
+  }
 }

@@ -24,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.connect.data.Field;
+import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.ConnectException;
 
 /**
@@ -51,6 +52,11 @@ import org.apache.kafka.connect.errors.ConnectException;
 final class DecodedMessageMapper {
   /** The schema of pg2lite's catalog objects in Postgres (install.sql): never replicated. */
   private static final String CATALOG_SCHEMA = "pg2lite";
+  private static final int BYTEA_OID = 17;
+  /** point, lseg, path, box, polygon, line, circle: Debezium hands them over as structs. */
+  private static final java.util.Set<Integer> GEOMETRIC_OIDS = java.util.Set.of(600, 601, 602, 603, 604, 628, 718);
+  private static final int DATE_OID = 1082;
+  private static final int TIME_OID = 1083;
   private static final int TIMESTAMPTZ_OID = 1184;
 
   private final PostgresSchema schema;
@@ -197,9 +203,9 @@ final class DecodedMessageMapper {
           continue;
         }
       } else {
-        String log = c.getType().getOid() == TIMESTAMPTZ_OID ? timestampTzText(c) : null;
+        String log = textForm(c, table.schemas[i]);
         if (log != null) {
-          values[i] = new Value.Text(log); // read from Postgres' text, without Debezium's parse (ADR 0015)
+          values[i] = new Value.Text(log); // read from Postgres' text, without Debezium's reading
           continue;
         }
         raw = c.getValue(connection, true);
@@ -225,14 +231,44 @@ final class DecodedMessageMapper {
   }
 
   /**
-   * A timestamptz column's value in the log's text, read from the text Postgres sent without
-   * Debezium's parse and re-format (ADR 0015); null when the text is not at hand or not in the
-   * common form, and the value then takes Debezium's path. Never TOASTed (8 bytes), so a
-   * timestamptz never needs the old-image look-up the other path feeds.
+   * A column's value in the log's text, read from the text Postgres sent, for the values Debezium
+   * reads wrongly or not at all; null for every other value, which takes Debezium's path:
+   * <ul>
+   *   <li>timestamptz: every common form (ADR 0015: Debezium's parse and re-format was a sixth of
+   *       the source's thread), and {@code infinity}/{@code -infinity}, which Debezium's parse
+   *       refuses (it stopped the source);</li>
+   *   <li>date: {@code infinity}/{@code -infinity}, which Debezium turns into the dates
+   *       5877611-06-21 and -5877611-06-22, silently wrong (issue 32);</li>
+   *   <li>time: {@code 24:00:00}, a valid Postgres time java.time cannot hold (it stopped the
+   *       source);</li>
+   *   <li>types Debezium carries as bytes other than bytea (bit strings, multiranges, text search,
+   *       {@code pg_lsn}, composite and extension types: the bytes were Postgres' text, or a bit
+   *       string without its length) and geometric types (structs pg2lite cannot map): Postgres'
+   *       text, exactly as a backfill copy reads them.</li>
+   * </ul>
+   * The log spells infinity as Postgres does, as for timestamp and as a backfill copy reads it
+   * (docs/type-mapping.md). Null too when this Debezium build hides the text ({@link PgOutputText})
+   * or the value is NULL. A value of a type read as text here is taken whole from the new tuple:
+   * an unchanged TOASTed one takes the old-image look-up before this is asked.
    */
-  private static String timestampTzText(ReplicationMessage.Column c) {
+  private static String textForm(ReplicationMessage.Column c, Schema schema) {
+    int oid = c.getType().getOid();
+    boolean postgresText = GEOMETRIC_OIDS.contains(oid) || (schema.type() == Schema.Type.BYTES && oid != BYTEA_OID);
+    if (!postgresText && oid != TIMESTAMPTZ_OID && oid != DATE_OID && oid != TIME_OID) {
+      return null;
+    }
     String text = PgOutputText.of(c);
-    return text == null ? null : TemporalText.timestampTzFromPostgres(text);
+    if (text == null || postgresText) {
+      return text;
+    }
+    switch (oid) {
+      case TIMESTAMPTZ_OID:
+        return TemporalText.isInfinity(text) ? text : TemporalText.timestampTzFromPostgres(text);
+      case DATE_OID:
+        return TemporalText.isInfinity(text) ? text : null;
+      default:
+        return TemporalText.END_OF_DAY.equals(text) ? text : null;
+    }
   }
 
   /**

@@ -106,6 +106,14 @@ public final class TemporalText {
     return last < 20 ? "" : s.substring(19, last + 1);
   }
 
+  /** Postgres' {@code time '24:00:00'}: a valid time (the end of a day) that java.time cannot hold. */
+  public static final String END_OF_DAY = "24:00:00";
+
+  /** Whether Postgres printed {@code infinity} or {@code -infinity} (date, timestamp, timestamptz). */
+  public static boolean isInfinity(String postgresText) {
+    return "infinity".equals(postgresText) || "-infinity".equals(postgresText);
+  }
+
   /**
    * A timestamptz as Postgres prints it with {@code DateStyle=ISO} (the style pgjdbc sets on
    * every connection): {@code YYYY-MM-DD HH:MM:SS[.f{1,6}]±HH[:MM[:SS]]}, in the log's UTC form,

@@ -1,6 +1,7 @@
 package io.pg2lite.source.value;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -140,5 +141,16 @@ class TemporalTextTest {
     // The fast path reads the text Debezium's pgoutput column keeps (PgOutputText); a Debezium
     // upgrade that moves it must be noticed here, not as a silent slowdown.
     assertTrue(PgOutputText.available(), "PgOutputMessageDecoder$1.valueStr not found in this Debezium build");
+  }
+
+  /** Issue 32: the values the decoder takes from Postgres' text as they are. */
+  @Test
+  void infinityAndTheEndOfTheDayAreRecognisedExactly() {
+    assertTrue(TemporalText.isInfinity("infinity"));
+    assertTrue(TemporalText.isInfinity("-infinity"));
+    assertFalse(TemporalText.isInfinity("Infinity"), "Postgres prints it lower case; anything else is a date");
+    assertFalse(TemporalText.isInfinity("+infinity"));
+    assertEquals("24:00:00", TemporalText.END_OF_DAY);
+    assertNull(TemporalText.timestampTzFromPostgres("infinity"), "the fast path answers only for dates and times");
   }
 }
