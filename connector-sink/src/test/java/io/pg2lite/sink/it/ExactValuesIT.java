@@ -135,4 +135,29 @@ class ExactValuesIT {
       assertEquals(rows.get(0), rows.get(2), "updated live like copied");
     }
   }
+
+  /**
+   * Issue 32: arrays of two and three dimensions arrive as nested JSON arrays, alike whether copied
+   * by the backfill (row 1) or streamed (row 2); a two-dimensional array streamed live arrived as
+   * {@code [null,null]}.
+   */
+  @Test
+  void arraysOfMoreDimensionsArriveNestedOnBothPaths(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "exact_dims")) {
+      String values = "'{{1,2},{3,NULL}}', '{{{1.5,-2},{3,4}},{{5,6},{7,8}}}', '{{a,\"b c\"},{NULL,\"}\"}}',"
+          + " '{{true},{false}}', '{{1.50,NaN}}'";
+      p.db.execute("CREATE TABLE m (id int PRIMARY KEY, i int4[], f float8[], t text[], b bool[], n numeric[])",
+          "INSERT INTO m VALUES (1, " + values + ")", "CREATE PUBLICATION exact_dims_pub FOR TABLE m");
+      p.startSource();
+      Path replica = p.files.newFile("dims");
+      p.startSink("a", replica);
+      p.awaitBackfilled(replica, "m", Pipeline.WAIT);
+      p.db.execute("INSERT INTO m VALUES (2, " + values + ")");
+      p.awaitEqual(replica, "SELECT count(*) FROM m", "SELECT count(*) FROM m");
+      List<List<String>> rows = Pipeline.replica(replica, "SELECT i, f, t, b, n FROM m ORDER BY id");
+      assertEquals(List.of("[[1,2],[3,null]]", "[[[1.5,-2.0],[3.0,4.0]],[[5.0,6.0],[7.0,8.0]]]",
+          "[[\"a\",\"b c\"],[null,\"}\"]]", "[[true],[false]]", "[[\"1.50\",\"NaN\"]]"), rows.get(0), "copied");
+      assertEquals(rows.get(0), rows.get(1), "streamed like copied");
+    }
+  }
 }

@@ -1,6 +1,7 @@
 package io.pg2lite.source.debezium;
 
 import io.debezium.connector.postgresql.PostgresSchema;
+import io.debezium.connector.postgresql.PostgresType;
 import io.debezium.connector.postgresql.PostgresStreamingChangeEventSource.PgConnectionSupplier;
 import io.debezium.connector.postgresql.connection.LogicalDecodingMessage;
 import io.debezium.connector.postgresql.connection.ReplicationMessage;
@@ -10,6 +11,7 @@ import io.debezium.relational.TableSchema;
 import io.debezium.relational.ValueConverter;
 import io.debezium.relational.ValueConverterProvider;
 import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.value.ArrayLiteral;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Lsn;
@@ -203,9 +205,11 @@ final class DecodedMessageMapper {
           continue;
         }
       } else {
-        String log = textForm(c, table.schemas[i]);
-        if (log != null) {
-          values[i] = new Value.Text(log); // read from Postgres' text, without Debezium's reading
+        Value fromText = table.schemas[i].type() == Schema.Type.ARRAY ? multiDimensional(name, c) : null;
+        String log = fromText == null ? textForm(c, table.schemas[i]) : null;
+        if (fromText != null || log != null) {
+          // read from Postgres' text, without Debezium's reading
+          values[i] = fromText != null ? fromText : new Value.Text(log);
           continue;
         }
         raw = c.getValue(connection, true);
@@ -269,6 +273,32 @@ final class DecodedMessageMapper {
       default:
         return TemporalText.END_OF_DAY.equals(text) ? text : null;
     }
+  }
+
+  /**
+   * An array of two or more dimensions, as nested arrays read from Postgres' text
+   * ({@link ArrayLiteral}, the reading constant array defaults use), as a backfill copy reads it
+   * ({@code array_to_json}); Debezium hands each inner array over as a null (issue 32: a
+   * {@code '{{1,2},{3,4}}'} arrived as {@code [null,null]}). Null for a one-dimensional array
+   * or a NULL, which take Debezium's path, unchanged.
+   *
+   * @throws ConnectException for an element type whose text is not its log form (dates, bytea,
+   *     json, ...): stopping, naming the column, instead of writing another value
+   */
+  private static Value multiDimensional(String column, ReplicationMessage.Column c) {
+    String text = PgOutputText.of(c);
+    if (text == null || !text.startsWith("{{")) {
+      return null;
+    }
+    PostgresType element = c.getType().getElementType();
+    String elementClass = element != null && element.isEnumType() ? "e" : "b";
+    String elementName = element == null ? "?" : element.getName();
+    if (!ArrayLiteral.supports(elementName, elementClass)) {
+      throw new ConnectException("column \"" + column + "\": an array of " + elementName + " with more than one "
+          + "dimension cannot be carried exactly yet (arrays of integers, floats, booleans, numeric, text types, "
+          + "uuid and enums can; docs/type-mapping.md)");
+    }
+    return ArrayLiteral.parse(text, elementName, elementClass);
   }
 
   /**
