@@ -75,6 +75,7 @@ final class SourceStartup {
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
       PublishedSchema schema = ensureKeys(catalog, catalog.publishedSchema(config.publication));
+      catalog.partitionedTables(config.publication).forEach(line -> LOG.info("Published table {}", line));
       Optional<LogTail> tail = topic.tail(config.topic);
       List<Emitted> pending = new ArrayList<>();
       Long schemaId = null;

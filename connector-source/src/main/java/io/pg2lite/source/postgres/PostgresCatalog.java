@@ -67,6 +67,36 @@ public final class PostgresCatalog {
     }
   }
 
+  /**
+   * How each partitioned table in {@code publication} reaches the replica, a line each: a
+   * partitioned root published as itself ({@code publish_via_partition_root = true}: one replica
+   * table), or a partition published as a table of its own (the default: one replica table per
+   * partition, none for the root). Empty when the publication holds no partitioned table.
+   */
+  public List<String> partitionedTables(String publication) throws SQLException {
+    List<String> out = new java.util.ArrayList<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT t.schemaname || '.' || t.tablename, c.relkind = 'p',"
+        + " pn.nspname || '.' || p.relname FROM pg_publication_tables t"
+        + " JOIN pg_namespace n ON n.nspname = t.schemaname"
+        + " JOIN pg_class c ON c.relnamespace = n.oid AND c.relname = t.tablename"
+        + " LEFT JOIN pg_inherits i ON i.inhrelid = c.oid LEFT JOIN pg_class p ON p.oid = i.inhparent"
+        + " LEFT JOIN pg_namespace pn ON pn.oid = p.relnamespace"
+        + " WHERE t.pubname = ? AND (c.relkind = 'p' OR c.relispartition) ORDER BY 1")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getBoolean(2)
+              ? rs.getString(1) + " is partitioned and published through its root (publish_via_partition_root):"
+                  + " the replica holds it as one table"
+              : rs.getString(1) + " is a partition of " + rs.getString(3) + ", published as itself: the replica"
+                  + " holds it as a table of its own (set publish_via_partition_root on the publication for one"
+                  + " table)");
+        }
+      }
+    }
+    return out;
+  }
+
   /** Creates {@code publication} FOR TABLE the given tables (each {@code schema.table} or {@code table}). */
   public void createPublication(String publication, List<String> tables) throws SQLException {
     StringBuilder sql = new StringBuilder("CREATE PUBLICATION ").append(Identifiers.quote(publication))
