@@ -5,6 +5,7 @@ import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.BenchSettings;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -94,7 +95,7 @@ public final class BackfillBench {
     String source = "pacing-source-" + run;
     String sink = "pacing-sink-" + run;
     Map<String, String> s = ConnectorConfigs.source(stack, source, db.name(), "pacing_" + run, topic);
-    s.putAll(io.pg2lite.testkit.support.BenchSettings.withPrefix("pg2lite.source."));
+    s.putAll(BenchSettings.withPrefix("pg2lite.source."));
     stack.connect().rest().putConnector(source, s);
     stack.connect().rest().awaitRunning(source, Duration.ofSeconds(90));
     stack.connect().rest().putConnector(sink, ConnectorConfigs.sink(stack, sink, topic, replica));

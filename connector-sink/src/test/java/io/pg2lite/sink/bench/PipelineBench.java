@@ -2,9 +2,11 @@ package io.pg2lite.sink.bench;
 
 import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
+import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.BenchSettings;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -191,7 +193,7 @@ public final class PipelineBench {
   private static final boolean EXACTLY_ONCE = Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"));
 
   /** The worker the bench runs on: the stack's (exactly-once enabled), or one without exactly-once. */
-  private static io.pg2lite.testkit.connect.ConnectWorker worker(TestStack stack) {
+  private static ConnectWorker worker(TestStack stack) {
     if (EXACTLY_ONCE) {
       return stack.connect();
     }
@@ -201,7 +203,7 @@ public final class PipelineBench {
     return atLeastOnceWorker;
   }
 
-  private static io.pg2lite.testkit.connect.ConnectWorker atLeastOnceWorker;
+  private static ConnectWorker atLeastOnceWorker;
 
   private static void start(TestStack stack, TestDatabase db, String topic, Path replica) {
     Map<String, String> s = ConnectorConfigs.source(stack, SOURCE, db.name(), "bench", topic);
@@ -248,7 +250,7 @@ public final class PipelineBench {
   }
 
   private static long cpu() {
-    return io.pg2lite.testkit.support.BenchSettings.processCpuNanos();
+    return BenchSettings.processCpuNanos();
   }
 
   /** A metric of the source task's producer (in this JVM: the worker runs here), NaN when absent. */

@@ -9,7 +9,9 @@ import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.StallReport;
+import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.QueryRows;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -111,11 +113,11 @@ class BackfillIT {
     }
 
     private void look(Path replica) throws SQLException {
-      try (Connection c = io.pg2lite.testkit.sqlite.SqliteFiles.open(replica); Statement s = c.createStatement()) {
+      try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement()) {
         c.setAutoCommit(false); // both queries in one read transaction: one state of the file
-        List<List<String>> tables = io.pg2lite.testkit.support.QueryRows.of(s.executeQuery(
+        List<List<String>> tables = QueryRows.of(s.executeQuery(
             "SELECT name FROM sqlite_master WHERE type = 'table'"));
-        List<List<String>> hidden = io.pg2lite.testkit.support.QueryRows.of(s.executeQuery(
+        List<List<String>> hidden = QueryRows.of(s.executeQuery(
             "SELECT DISTINCT table_name FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL"));
         c.rollback();
         for (List<String> t : tables) {

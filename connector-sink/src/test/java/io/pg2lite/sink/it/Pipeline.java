@@ -4,9 +4,11 @@ import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.support.QueryRows;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -88,7 +90,7 @@ final class Pipeline implements AutoCloseable {
   /** Rows of a Postgres query, values as text. */
   List<List<String>> postgres(String sql) throws SQLException {
     try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return io.pg2lite.testkit.support.QueryRows.of(rs);
+      return QueryRows.of(rs);
     }
   }
 
@@ -105,7 +107,7 @@ final class Pipeline implements AutoCloseable {
 
   static List<List<String>> replica(Path file, String sql) throws SQLException {
     try (Connection c = SqliteFiles.open(file); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-      return io.pg2lite.testkit.support.QueryRows.of(rs);
+      return QueryRows.of(rs);
     }
   }
 
@@ -166,7 +168,7 @@ final class Pipeline implements AutoCloseable {
   List<String> backfillSnapshots(String table) {
     io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
     List<String> out = new ArrayList<>();
-    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+    try (TopicReader r = new TopicReader(
         stack.kafka().bootstrapServers(), topic)) {
       for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec : r.readToEnd(Duration.ofMinutes(2))) {
         io.pg2lite.protocol.message.Message m = codec.decode(rec.value()).message();
@@ -182,7 +184,7 @@ final class Pipeline implements AutoCloseable {
   /** Whether the change log holds a backfill-completed for {@code table}. */
   boolean backfillCompleted(String table) {
     io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
-    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+    try (TopicReader r = new TopicReader(
         stack.kafka().bootstrapServers(), topic)) {
       return r.readToEnd(Duration.ofMinutes(2)).stream().map(rec -> codec.decode(rec.value()).message())
           .anyMatch(m -> m instanceof io.pg2lite.protocol.message.SchemaChange.BackfillCompleted c

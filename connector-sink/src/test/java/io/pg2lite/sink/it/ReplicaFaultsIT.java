@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
@@ -201,7 +202,7 @@ class ReplicaFaultsIT {
         try {
           p.worker.rest().restart(sink);
           return true;
-        } catch (io.pg2lite.testkit.connect.ConnectRestClient.RestException e) {
+        } catch (ConnectRestClient.RestException e) {
           return false; // 409 while the worker still applies the config change
         }
       });

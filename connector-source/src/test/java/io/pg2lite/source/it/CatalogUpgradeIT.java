@@ -7,6 +7,7 @@ import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.support.Await;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,7 +37,7 @@ class CatalogUpgradeIT {
       f.awaitEntries(3, WAIT);
       assertEquals(List.of("2"), f.db.queryColumn("SELECT version::text FROM pg2lite.installed"));
       f.db.execute("ALTER TABLE u ADD COLUMN n int", "INSERT INTO u VALUES (1, 'a', 7)");
-      io.pg2lite.testkit.support.Await.until("the add-column and the insert", WAIT, () -> {
+      Await.until("the add-column and the insert", WAIT, () -> {
         List<Object> applied = ReplayRule.appliedChanges(f.awaitEntries(1, Duration.ofMillis(300))).stream()
             .map(m -> (Object) m).toList();
         return applied.stream().anyMatch(m -> m instanceof SchemaChange.AddColumn)

@@ -7,6 +7,7 @@ import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
+import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -129,7 +130,7 @@ final class SourceFixture implements AutoCloseable {
   void awaitPositionStored(Duration timeout) {
     String last = seen.stream().filter(e -> e.message() instanceof io.pg2lite.protocol.message.Commit)
         .reduce((a, b) -> b).orElseThrow(() -> new AssertionError("no commit read yet")).watermark().toString();
-    io.pg2lite.testkit.support.Await.until("a stored source position at or past " + last, timeout,
+    Await.until("a stored source position at or past " + last, timeout,
         () -> worker.rest().offsets(name).stream()
             .anyMatch(o -> o.containsKey("watermark") && o.get("watermark").compareTo(last) >= 0));
   }
@@ -143,7 +144,7 @@ final class SourceFixture implements AutoCloseable {
     try {
       if (worker.rest().connectors().contains(name)) {
         worker.rest().delete(name);
-        io.pg2lite.testkit.support.Await.until("connector " + name + " deleted and its slot released", Duration.ofSeconds(30),
+        Await.until("connector " + name + " deleted and its slot released", Duration.ofSeconds(30),
             () -> {
               try {
                 return db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = '"

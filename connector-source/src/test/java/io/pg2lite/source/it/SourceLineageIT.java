@@ -8,6 +8,7 @@ import io.pg2lite.protocol.message.MessageKind;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectorStatus;
+import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
 import java.util.List;
@@ -94,7 +95,7 @@ class SourceLineageIT {
   }
 
   private static List<Long> seqs(TestStack stack, SourceFixture f) {
-    try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+    try (TopicReader r = new TopicReader(
         stack.kafka().bootstrapServers(), f.topic)) {
       return r.readToEnd(Duration.ofMinutes(1)).stream().map(rec -> Long.valueOf(new String(
           rec.headers().lastHeader(io.pg2lite.protocol.message.ChangeLogHeaders.SEQ).value(),
@@ -147,7 +148,7 @@ class SourceLineageIT {
       f.awaitEntries(3, WAIT); // the first-start transaction: begin, create-table, commit
       int n = 60_000;
       f.db.execute("INSERT INTO t SELECT g, repeat('p', 100) FROM generate_series(1, " + n + ") g");
-      try (io.pg2lite.testkit.kafka.TopicReader raw = new io.pg2lite.testkit.kafka.TopicReader(
+      try (TopicReader raw = new TopicReader(
           stack.kafka().bootstrapServers(), f.topic, "read_uncommitted")) {
         Await.until("part of the big transaction written", WAIT,
             () -> raw.read(2000, Duration.ofMillis(100)).size() > 1000);
