@@ -32,6 +32,8 @@ public final class Replica implements AutoCloseable {
   private final RowChangeLog changeLog;
   private final RowWriter rows;
   private final BackfillMerge backfill;
+  /** The upstream transaction begun and not yet ended; null between them. */
+  private ReplicaTransaction open;
 
   private Replica(ReplicaFile file) throws SQLException {
     this.file = file;
@@ -78,15 +80,34 @@ public final class Replica implements AutoCloseable {
    * One upstream transaction at a time: the returned one must end before the next begins.
    */
   public ReplicaTransaction begin(Watermark watermark) throws ReplicaException {
+    if (open != null) {
+      throw new IllegalStateException("begin at " + watermark + " inside the open upstream transaction at "
+          + open.watermark());
+    }
     sql(() -> {
       file.beginIfNeeded();
       file.savepoint();
     });
-    return new ReplicaTransaction(this, file, schema, changeLog, rows, backfill, watermark);
+    open = new ReplicaTransaction(this, file, schema, changeLog, rows, backfill, watermark);
+    return open;
   }
 
-  /** Commits the SQLite transaction, and with it every upstream transaction committed in it, if one is open. */
+  /** The upstream transaction ended (committed or rolled back in its savepoint). */
+  void ended(ReplicaTransaction tx) {
+    if (open == tx) {
+      open = null;
+    }
+  }
+
+  /**
+   * Commits the SQLite transaction, and with it every upstream transaction committed in it, if one
+   * is open. Never while an upstream transaction is open: that would split it.
+   */
   public void commit() throws ReplicaException {
+    if (open != null) {
+      throw new IllegalStateException("commit inside the open upstream transaction at " + open.watermark()
+          + ": it would split it");
+    }
     sql(file::commit);
   }
 
@@ -96,6 +117,10 @@ public final class Replica implements AutoCloseable {
    * undone DDL may have changed it.
    */
   public void rollback() throws ReplicaException {
+    if (open != null) {
+      open.endedByRollback();
+      open = null;
+    }
     changeLog.discard();
     rows.discard();
     sql(() -> {

@@ -86,6 +86,7 @@ public final class ReplicaTransaction {
   public void commit(ReplicaState state) throws ReplicaException {
     requireOpen();
     ended = true;
+    replica.ended(this);
     Replica.sql(() -> {
       rows.flush();
       changeLog.commit(state.lastCommit());
@@ -98,6 +99,7 @@ public final class ReplicaTransaction {
   public void rollback() throws ReplicaException {
     requireOpen();
     ended = true;
+    replica.ended(this);
     changeLog.discard();
     rows.discard();
     Replica.sql(() -> {
@@ -107,6 +109,11 @@ public final class ReplicaTransaction {
         schema.reload();
       }
     });
+  }
+
+  /** {@link Replica#rollback} discarded the whole SQLite transaction, this one with it. */
+  void endedByRollback() {
+    ended = true;
   }
 
   private void requireOpen() {
