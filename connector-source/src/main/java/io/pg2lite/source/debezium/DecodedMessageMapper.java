@@ -55,8 +55,6 @@ final class DecodedMessageMapper {
   /** The schema of pg2lite's catalog objects in Postgres (install.sql): never replicated. */
   private static final String CATALOG_SCHEMA = "pg2lite";
   private static final int BYTEA_OID = 17;
-  /** point, lseg, path, box, polygon, line, circle: Debezium hands them over as structs. */
-  private static final java.util.Set<Integer> GEOMETRIC_OIDS = java.util.Set.of(600, 601, 602, 603, 604, 628, 718);
   private static final int DATE_OID = 1082;
   private static final int TIME_OID = 1083;
   private static final int TIMESTAMPTZ_OID = 1184;
@@ -257,7 +255,7 @@ final class DecodedMessageMapper {
    */
   private static String textForm(ReplicationMessage.Column c, Schema schema) {
     int oid = c.getType().getOid();
-    boolean postgresText = GEOMETRIC_OIDS.contains(oid) || (schema.type() == Schema.Type.BYTES && oid != BYTEA_OID);
+    boolean postgresText = isGeometric(oid) || (schema.type() == Schema.Type.BYTES && oid != BYTEA_OID);
     if (!postgresText && oid != TIMESTAMPTZ_OID && oid != DATE_OID && oid != TIME_OID) {
       return null;
     }
@@ -272,6 +270,19 @@ final class DecodedMessageMapper {
         return TemporalText.isInfinity(text) ? text : null;
       default:
         return TemporalText.END_OF_DAY.equals(text) ? text : null;
+    }
+  }
+
+  /**
+   * point, lseg, path, box, polygon, line, circle: Debezium hands them over as structs. A switch,
+   * not a set of boxed OIDs: this runs for every value of every row.
+   */
+  private static boolean isGeometric(int oid) {
+    switch (oid) {
+      case 600, 601, 602, 603, 604, 628, 718:
+        return true;
+      default:
+        return false;
     }
   }
 
