@@ -4,6 +4,7 @@ import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.copy.TableCopySource;
 import io.pg2lite.backfill.state.BackfillRequest;
 import io.pg2lite.backfill.state.SchemaIncompatibilityException;
+import io.pg2lite.protocol.value.TextForm;
 import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
 import java.sql.Connection;
@@ -75,11 +76,9 @@ public final class PostgresTableCopySource implements TableCopySource {
     try (Statement s = c.createStatement()) {
       s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
       s.execute("SET TRANSACTION SNAPSHOT '" + name.replace("'", "''") + "'");
-      s.execute("SET LOCAL TimeZone = 'UTC'");
-      s.execute("SET LOCAL DateStyle = 'ISO, YMD'");
-      s.execute("SET LOCAL IntervalStyle = 'iso_8601'");
-      s.execute("SET LOCAL bytea_output = 'hex'");
-      s.execute("SET LOCAL extra_float_digits = 3");
+      for (String setting : TextForm.PRINTING_SETTINGS) {
+        s.execute("SET LOCAL " + setting); // values print as the walsender prints them (ColumnReader)
+      }
       // A copy is low priority: its count(*) must not take parallel workers (every core of a
       // small database host) away from the live workload and the walsender.
       s.execute("SET LOCAL max_parallel_workers_per_gather = 0");

@@ -2,10 +2,13 @@ package io.pg2lite.backfill.postgres;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pg2lite.protocol.value.TextForm;
+import io.pg2lite.protocol.value.Value;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Postgres' text of dates and times (DateStyle ISO, TimeZone UTC) in the log's form. */
+/** Postgres' text of dates and times (DateStyle ISO, TimeZone UTC) in the log's form, as the copy reads it. */
 class ColumnReaderTest {
   @ParameterizedTest
   @CsvSource(delimiter = '|', textBlock = """
@@ -18,7 +21,11 @@ class ColumnReaderTest {
       TIMESTAMPTZ | 0001-12-31 22:22:28.295371+00 BC    | 0000-12-31T22:22:28.295371Z
       TIMESTAMPTZ | 10000-01-01 00:00:00+00             | 10000-01-01T00:00:00Z
       """)
-  void datesAndTimesUseIsoAstronomicalYearsLikeTheLiveStream(ColumnReader.Kind kind, String postgres, String log) {
-    assertEquals(log, ColumnReader.text(kind, postgres));
+  void datesAndTimesUseIsoAstronomicalYearsLikeTheLiveStream(TextForm form, String postgres, String log)
+      throws Exception {
+    ColumnReader reader = ColumnReader.of(new ColumnType(form.name().toLowerCase(), null));
+    java.sql.ResultSet row = (java.sql.ResultSet) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+        new Class<?>[] {java.sql.ResultSet.class}, (proxy, method, args) -> method.getName().equals("getString") ? postgres : null);
+    assertEquals(Value.of(log), reader.read(row, 1));
   }
 }

@@ -1,7 +1,6 @@
 package io.pg2lite.source.debezium;
 
 import io.debezium.connector.postgresql.PostgresSchema;
-import io.debezium.connector.postgresql.PostgresType;
 import io.debezium.connector.postgresql.PostgresStreamingChangeEventSource.PgConnectionSupplier;
 import io.debezium.connector.postgresql.connection.LogicalDecodingMessage;
 import io.debezium.connector.postgresql.connection.ReplicationMessage;
@@ -11,7 +10,6 @@ import io.debezium.relational.TableSchema;
 import io.debezium.relational.ValueConverter;
 import io.debezium.relational.ValueConverterProvider;
 import io.pg2lite.protocol.schema.QualifiedName;
-import io.pg2lite.protocol.value.ArrayLiteral;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Lsn;
@@ -19,7 +17,6 @@ import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
 import io.pg2lite.source.value.ConnectValueMapper;
 import io.pg2lite.source.value.PgOutputText;
-import io.pg2lite.source.value.TemporalText;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
@@ -54,10 +51,6 @@ import org.apache.kafka.connect.errors.ConnectException;
 final class DecodedMessageMapper {
   /** The schema of pg2lite's catalog objects in Postgres (install.sql): never replicated. */
   private static final String CATALOG_SCHEMA = "pg2lite";
-  private static final int BYTEA_OID = 17;
-  private static final int DATE_OID = 1082;
-  private static final int TIME_OID = 1083;
-  private static final int TIMESTAMPTZ_OID = 1184;
 
   private final PostgresSchema schema;
   private final PgConnectionSupplier connection;
@@ -203,11 +196,10 @@ final class DecodedMessageMapper {
           continue;
         }
       } else {
-        Value fromText = table.schemas[i].type() == Schema.Type.ARRAY ? multiDimensional(name, c) : null;
-        String log = fromText == null ? textForm(c, table.schemas[i]) : null;
-        if (fromText != null || log != null) {
-          // read from Postgres' text, without Debezium's reading
-          values[i] = fromText != null ? fromText : new Value.Text(log);
+        TextReading reading = table.reading(i, c.getType());
+        String text = reading == TextReading.DEBEZIUM ? null : PgOutputText.of(c);
+        if (text != null) {
+          values[i] = fromText(table, name, reading, text);
           continue;
         }
         raw = c.getValue(connection, true);
@@ -233,83 +225,17 @@ final class DecodedMessageMapper {
   }
 
   /**
-   * A column's value in the log's text, read from the text Postgres sent, for the values Debezium
-   * reads wrongly or not at all; null for every other value, which takes Debezium's path:
-   * <ul>
-   *   <li>timestamptz: every common form (ADR 0015: Debezium's parse and re-format was a sixth of
-   *       the source's thread), and {@code infinity}/{@code -infinity}, which Debezium's parse
-   *       refuses (it stopped the source);</li>
-   *   <li>date: {@code infinity}/{@code -infinity}, which Debezium turns into the dates
-   *       5877611-06-21 and -5877611-06-22, silently wrong (issue 32);</li>
-   *   <li>time: {@code 24:00:00}, a valid Postgres time java.time cannot hold (it stopped the
-   *       source);</li>
-   *   <li>types Debezium carries as bytes other than bytea (bit strings, multiranges, text search,
-   *       {@code pg_lsn}, composite and extension types: the bytes were Postgres' text, or a bit
-   *       string without its length) and geometric types (structs pg2lite cannot map): Postgres'
-   *       text, exactly as a backfill copy reads them.</li>
-   * </ul>
-   * The log spells infinity as Postgres does, as for timestamp and as a backfill copy reads it
-   * (docs/type-mapping.md). Null too when this Debezium build hides the text ({@link PgOutputText})
-   * or the value is NULL. A value of a type read as text here is taken whole from the new tuple:
-   * an unchanged TOASTed one takes the old-image look-up before this is asked.
+   * A value read from the text Postgres sent ({@link TextReading}), without Debezium's reading.
+   * NULL never gets here: {@link PgOutputText} gives no text for it, nor when this Debezium build
+   * hides the text, and such values take Debezium's path. A value of a type read as text is taken
+   * whole from the new tuple: an unchanged TOASTed one took the old-image look-up before this.
    */
-  private static String textForm(ReplicationMessage.Column c, Schema schema) {
-    int oid = c.getType().getOid();
-    boolean postgresText = isGeometric(oid) || (schema.type() == Schema.Type.BYTES && oid != BYTEA_OID);
-    if (!postgresText && oid != TIMESTAMPTZ_OID && oid != DATE_OID && oid != TIME_OID) {
-      return null;
+  private static Value fromText(TableConverters table, String column, TextReading reading, String text) {
+    try {
+      return reading.read(text);
+    } catch (IllegalArgumentException e) {
+      throw new ConnectException("column \"" + column + "\" of " + table.source.id() + ": " + e.getMessage(), e);
     }
-    String text = PgOutputText.of(c);
-    if (text == null || postgresText) {
-      return text;
-    }
-    switch (oid) {
-      case TIMESTAMPTZ_OID:
-        return TemporalText.isInfinity(text) ? text : TemporalText.timestampTzFromPostgres(text);
-      case DATE_OID:
-        return TemporalText.isInfinity(text) ? text : null;
-      default:
-        return TemporalText.END_OF_DAY.equals(text) ? text : null;
-    }
-  }
-
-  /**
-   * point, lseg, path, box, polygon, line, circle: Debezium hands them over as structs. A switch,
-   * not a set of boxed OIDs: this runs for every value of every row.
-   */
-  private static boolean isGeometric(int oid) {
-    switch (oid) {
-      case 600, 601, 602, 603, 604, 628, 718:
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  /**
-   * An array of two or more dimensions, as nested arrays read from Postgres' text
-   * ({@link ArrayLiteral}, the reading constant array defaults use), as a backfill copy reads it
-   * ({@code array_to_json}); Debezium hands each inner array over as a null (issue 32: a
-   * {@code '{{1,2},{3,4}}'} arrived as {@code [null,null]}). Null for a one-dimensional array
-   * or a NULL, which take Debezium's path, unchanged.
-   *
-   * @throws ConnectException for an element type whose text is not its log form (dates, bytea,
-   *     json, ...): stopping, naming the column, instead of writing another value
-   */
-  private static Value multiDimensional(String column, ReplicationMessage.Column c) {
-    String text = PgOutputText.of(c);
-    if (text == null || !text.startsWith("{{")) {
-      return null;
-    }
-    PostgresType element = c.getType().getElementType();
-    String elementClass = element != null && element.isEnumType() ? "e" : "b";
-    String elementName = element == null ? "?" : element.getName();
-    if (!ArrayLiteral.supports(elementName, elementClass)) {
-      throw new ConnectException("column \"" + column + "\": an array of " + elementName + " with more than one "
-          + "dimension cannot be carried exactly yet (arrays of integers, floats, booleans, numeric, text types, "
-          + "uuid and enums can; docs/type-mapping.md)");
-    }
-    return ArrayLiteral.parse(text, elementName, elementClass);
   }
 
   /**

@@ -13,9 +13,11 @@ import io.debezium.connector.postgresql.connection.ReplicationStream;
 import io.debezium.connector.postgresql.connection.WalPositionLocator;
 import io.debezium.jdbc.JdbcConnection;
 import io.debezium.relational.CustomConverterRegistry;
+import io.pg2lite.protocol.value.TextForm;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationSession;
+import io.pg2lite.source.value.PgOutputText;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
@@ -102,6 +104,7 @@ public final class DecoderSession implements ReplicationSession {
   /** See {@link ReplicationSession.Opener#open}. */
   private static DecoderSession open(Configuration raw, PostgresConnectorConfig config, String slot, String publication,
       Duration statusUpdateInterval, Long resumeLsn) throws SQLException, InterruptedException {
+    PgOutputText.requireAvailable();
     TypeRegistry types = PostgresConnection.createTypeRegistry(config.getJdbcConfig());
     PostgresConnection values = new PostgresConnection(config, types, "pg2lite values");
     ReplicationConnection replication = null;
@@ -109,7 +112,8 @@ public final class DecoderSession implements ReplicationSession {
       PostgresTaskContext context = new PostgresTaskContext(raw, config) {};
       PostgresValueConverter converters = PostgresValueConverter.of(config, values.getDatabaseCharset(), types);
       PostgresSchema schema = new PostgresSchema(context, values.getDefaultValueConverter(),
-          new QuietSchemaNames(raw.asProperties()), converters, new CustomConverterRegistry(List.of())) {};
+          new QuietSchemaNames(raw.asProperties()), converters,
+          new CustomConverterRegistry(List.of(new ArraysReadAsText()))) {};
       // The decoder closes its metadata connection when the replication connection closes.
       RelationTypedMetadataConnection metadata = new RelationTypedMetadataConnection(config, types);
       try {
@@ -129,6 +133,7 @@ public final class DecoderSession implements ReplicationSession {
         metadata.close();
         throw e;
       }
+      applyPrintingSettings((JdbcConnection) replication);
       // No search for a resume point inside a transaction: pg2lite resumes only after commits.
       ReplicationStream stream = resumeLsn == null ? replication.startStreaming(new WalPositionLocator())
           : replication.startStreaming(Lsn.valueOf(resumeLsn), new WalPositionLocator());
@@ -139,6 +144,25 @@ public final class DecoderSession implements ReplicationSession {
       closeQuietly(replication);
       values.close();
       throw e;
+    }
+  }
+
+  /**
+   * Makes the walsender print values as a backfill copy's session does
+   * ({@link TextForm#PRINTING_SETTINGS}): pgoutput sends each value as its type's output function
+   * prints it in the walsender's session, and the live stream reads that text with the mapping a
+   * copy uses. Without them a tstzrange would print in the worker JVM's zone (pgjdbc's TimeZone)
+   * and an interval in the server's IntervalStyle. A logical walsender runs plain SQL.
+   */
+  private static void applyPrintingSettings(JdbcConnection replication) throws SQLException {
+    java.sql.Connection c = replication.connection();
+    try (java.sql.Statement s = c.createStatement()) {
+      for (String setting : TextForm.PRINTING_SETTINGS) {
+        s.execute("SET " + setting);
+      }
+    }
+    if (!c.getAutoCommit()) {
+      c.commit();
     }
   }
 
@@ -202,15 +226,32 @@ public final class DecoderSession implements ReplicationSession {
     }
   }
 
+  /**
+   * Ends the stream, then closes the connections. When ending the stream fails, the walsender is
+   * gone (terminated by an administrator, the server restarted) and its socket with it: the
+   * replication connection is then aborted, so that Debezium's close does not try a goodbye on the
+   * dead socket and log it as an ERROR ("Unexpected error while closing Postgres connection"),
+   * which a task stopped right after such a fault did (QuietLogIT).
+   */
   @Override
   public void close() {
     try {
       stream.close();
     } catch (Exception e) {
-      // the connection below is closed anyway
+      abortQuietly(replication);
     }
     closeQuietly(replication);
     values.close();
+  }
+
+  private static void abortQuietly(ReplicationConnection replication) {
+    try {
+      if (replication instanceof JdbcConnection jdbc && jdbc.isConnected()) {
+        jdbc.connection(false).abort(Runnable::run);
+      }
+    } catch (Exception e) {
+      // the close below reports nothing more than this would
+    }
   }
 
   private static void closeQuietly(AutoCloseable c) {

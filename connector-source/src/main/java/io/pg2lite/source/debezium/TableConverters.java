@@ -1,5 +1,6 @@
 package io.pg2lite.source.debezium;
 
+import io.debezium.connector.postgresql.PostgresType;
 import io.debezium.relational.Column;
 import io.debezium.relational.Table;
 import io.debezium.relational.TableSchema;
@@ -12,11 +13,13 @@ import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 
 /**
- * One table's value converters, column by column, in the order of the row Debezium would build:
- * the fields of the table's value schema, each with its Connect schema (type, logical name, the
+ * One table's value converters, column by column, in the order of the Relation message's columns:
+ * each with the Connect schema of its field in the table's value schema (type, logical name, the
  * source-type parameter the mapping reads) and the converter Debezium's {@code TableSchemaBuilder}
  * gives it ({@code ValueConverterProvider.converter(column, field)}; pg2lite configures no custom
- * converters and no column mappers that convert values).
+ * converters and no column mappers that convert values). A column Debezium left out of the value
+ * schema (a type it has no converter for, such as {@code interval[]}) has neither, and is read from
+ * Postgres' text ({@link TextReading}).
  *
  * <p>Built once per Relation message (Debezium replaces a table's {@link TableSchema} on each), so
  * a row is converted without the Connect {@code Struct} that {@code TableSchema.valueFromColumnData}
@@ -25,25 +28,42 @@ import org.apache.kafka.connect.data.Schema;
 final class TableConverters {
   final TableSchema source;
   final String[] names;
+  /** Null where Debezium has no field for the column. */
   final Schema[] schemas;
   /** Null where Debezium has no converter: the field's value is then always null, as in its struct. */
   final ValueConverter[] converters;
   private final Map<String, Integer> indexes = new HashMap<>();
+  /** Each column's {@link TextReading}, decided from its first value (null: not yet). */
+  private final TextReading[] readings;
 
   TableConverters(Table table, TableSchema tableSchema, ValueConverterProvider provider) {
     this.source = tableSchema;
-    List<Field> fields = tableSchema.valueSchema().fields();
-    names = new String[fields.size()];
-    schemas = new Schema[fields.size()];
-    converters = new ValueConverter[fields.size()];
-    for (int i = 0; i < fields.size(); i++) {
-      Field f = fields.get(i);
-      Column column = table.columnWithName(f.name());
-      names[i] = f.name();
-      schemas[i] = f.schema();
-      converters[i] = column == null ? null : provider.converter(column, f);
-      indexes.put(f.name(), i);
+    List<Column> columns = table.columns();
+    names = new String[columns.size()];
+    schemas = new Schema[columns.size()];
+    converters = new ValueConverter[columns.size()];
+    readings = new TextReading[columns.size()];
+    for (int i = 0; i < columns.size(); i++) {
+      Column column = columns.get(i);
+      Field f = tableSchema.valueSchema().field(column.name());
+      names[i] = column.name();
+      schemas[i] = f == null ? null : f.schema();
+      converters[i] = f == null ? null : provider.converter(column, f);
+      indexes.put(column.name(), i);
     }
+  }
+
+  /**
+   * How the column at {@code i} is read; {@code type} is the type its values arrive with, the same
+   * for every value until the next Relation message replaces these converters.
+   */
+  TextReading reading(int i, PostgresType type) {
+    TextReading r = readings[i];
+    if (r == null) {
+      r = TextReading.of(type, schemas[i]);
+      readings[i] = r;
+    }
+    return r;
   }
 
   /** The position of a column in {@link #names}, or -1 when the value schema has no such field. */

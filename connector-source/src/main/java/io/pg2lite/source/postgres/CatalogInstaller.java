@@ -18,7 +18,7 @@ import org.apache.kafka.connect.errors.ConnectException;
  */
 public final class CatalogInstaller {
   /** The version of install.sql; a database with an older one is upgraded. */
-  public static final int VERSION = 2;
+  public static final int VERSION = 3;
   /** The first version with {@code pg2lite.schema_history}. */
   public static final int SCHEMA_HISTORY = 2;
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CatalogInstaller.class);
@@ -27,8 +27,9 @@ public final class CatalogInstaller {
 
   /**
    * Installs or upgrades the catalog objects; returns the version in place afterwards. An older
-   * version that a non-superuser cannot upgrade is kept (with a warning): version 1 lacks only
-   * the schema history, so the source still runs, with the restart limit ADR 0009 removes.
+   * version that a non-superuser cannot upgrade is kept (with a warning), and the source still
+   * runs with what it lacks: version 1 the schema history (the restart limit ADR 0009 removes),
+   * versions 1 and 2 the exclusion of generated columns pgoutput does not send (issue 32).
    */
   public static int ensureInstalled(Connection c) throws SQLException {
     int installed = installedVersion(c);
@@ -37,9 +38,11 @@ public final class CatalogInstaller {
     }
     if (installed > 0 && !isSuperuser(c)) {
       LOG.warn("pg2lite's catalog objects in database {} are version {}, and user {} is not a superuser, which the "
-          + "upgrade to version {} needs: the source runs without the schema history, so a restart behind later DDL "
-          + "resumes with today's schema (docs/operations.md, upgrade). Start the connector once as a superuser, or "
-          + "run install.sql as one.", c.getCatalog(), installed, c.getMetaData().getUserName(), VERSION);
+          + "upgrade to version {} needs: the source runs with the old catalog (without the schema history before "
+          + "version 2, so a restart behind later DDL resumes with today's schema; with generated columns in the "
+          + "schema before version 3, which live rows leave NULL; docs/operations.md, upgrade). Start the connector "
+          + "once as a superuser, or run install.sql as one.", c.getCatalog(), installed, c.getMetaData().getUserName(),
+          VERSION);
       return installed;
     }
     if (!isSuperuser(c)) {

@@ -3,9 +3,7 @@ package io.pg2lite.source.value;
 import io.pg2lite.protocol.value.Value;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.List;
 import org.apache.kafka.connect.data.Schema;
 
 /**
@@ -29,9 +27,6 @@ public final class ConnectValueMapper {
     if (raw instanceof String s) {
       return s.equals(UNCHANGED_TOAST);
     }
-    if (raw instanceof List<?> l) {
-      return l.size() == 1 && UNCHANGED_TOAST.equals(l.get(0));
-    }
     if (raw instanceof ByteBuffer b) {
       return b.remaining() == PLACEHOLDER_BYTES.length && ByteBuffer.wrap(PLACEHOLDER_BYTES).equals(b);
     }
@@ -53,11 +48,11 @@ public final class ConnectValueMapper {
       return Value.NULL;
     }
     String name = schema.name();
-    if (name != null) {
-      Value semantic = semantic(column, name, raw);
-      if (semantic != null) {
-        return semantic;
-      }
+    if (name != null && name.startsWith(DEBEZIUM_TIME)) {
+      // dates, times and intervals are read from Postgres' text (TextReading): one reaching here
+      // would be Debezium's reading, which misreads infinity and 24:00 (issue 32)
+      throw new IllegalStateException("column \"" + column + "\": a " + name + " value took Debezium's reading; "
+          + "pg2lite reads dates and times from Postgres' text");
     }
     switch (schema.type()) {
       case INT8:
@@ -77,75 +72,14 @@ public final class ConnectValueMapper {
           return new Value.Text(new String(bytes(raw), StandardCharsets.UTF_8));
         }
         return new Value.Text("\\x" + HEX.formatHex(bytes(raw)));
-      case ARRAY:
-        List<Value> elements = new ArrayList<>();
-        for (Object e : (List<?>) raw) {
-          elements.add(value(column, schema.valueSchema(), e));
-        }
-        return new Value.Array(elements);
       default:
         throw new IllegalArgumentException("column \"" + column + "\": values of Connect type " + schema.type()
             + (name == null ? "" : " (" + name + ")") + " are not supported by pg2lite; see docs/type-mapping.md");
     }
   }
 
-  /** Debezium's logical types for dates and times, by schema name; null when not one of them. */
-  private static Value semantic(String column, String name, Object raw) {
-    switch (name) {
-      case "io.debezium.time.Date":
-        return new Value.Text(TemporalText.date(((Number) raw).longValue()));
-      case "io.debezium.time.MicroTime":
-        return new Value.Text(TemporalText.time(((Number) raw).longValue() * 1000));
-      case "io.debezium.time.Time":
-        return new Value.Text(TemporalText.time(((Number) raw).longValue() * 1_000_000));
-      case "io.debezium.time.NanoTime":
-        return new Value.Text(TemporalText.time(((Number) raw).longValue()));
-      case "io.debezium.time.MicroTimestamp":
-        return timestamp(column, ((Number) raw).longValue(), 1_000_000L);
-      case "io.debezium.time.Timestamp":
-        return timestamp(column, ((Number) raw).longValue(), 1000L);
-      case "io.debezium.time.NanoTimestamp":
-        return timestamp(column, ((Number) raw).longValue(), 1_000_000_000L);
-      case "io.debezium.time.ZonedTime":
-        return new Value.Text(TemporalText.timeTz((String) raw));
-      case "io.debezium.time.ZonedTimestamp":
-        return new Value.Text(TemporalText.timestampTz((String) raw));
-      case "io.debezium.time.Interval":
-        return new Value.Text(TemporalText.interval((String) raw));
-      default:
-        return null;
-    }
-  }
-
-  /** Postgres' first timestamp, 4714-11-24 00:00 BC, in microseconds since 1970. */
-  private static final long POSTGRES_MIN_MICROS = -210_866_803_200_000_000L;
-
-  /**
-   * A timestamp without time zone, which Debezium hands over as a count since 1970. It sends
-   * Postgres' {@code infinity} and {@code -infinity} as the largest and smallest long, which the
-   * log spells as Postgres does (so does a backfill copy). Postgres goes on to 294276 AD, while
-   * 64-bit microseconds end in 294247: Debezium saturates the seconds and adds the fraction, so a
-   * later value with a fraction wraps below Postgres' first timestamp, and one without a fraction
-   * is read as infinity (the known limit of docs/type-mapping.md). A wrapped value is refused.
-   */
-  private static Value timestamp(String column, long value, long unitsPerSecond) {
-    if (unitsPerSecond == 1_000_000L) {
-      if (value == Long.MAX_VALUE) {
-        return new Value.Text("infinity");
-      }
-      if (value == Long.MIN_VALUE) {
-        return new Value.Text("-infinity");
-      }
-      if (value < POSTGRES_MIN_MICROS) {
-        throw new IllegalArgumentException("column \"" + column + "\": a timestamp value after "
-            + "294247-01-10T04:00:54.775807 cannot be replicated exactly"
-            + " (Debezium's range for timestamp without time zone; docs/type-mapping.md, known limits)");
-      }
-    }
-    long nanosPerUnit = 1_000_000_000L / unitsPerSecond;
-    return new Value.Text(TemporalText.timestamp(Math.floorDiv(value, unitsPerSecond),
-        Math.floorMod(value, unitsPerSecond) * nanosPerUnit));
-  }
+  /** The package of Debezium's logical types for dates, times and intervals. */
+  private static final String DEBEZIUM_TIME = "io.debezium.time.";
 
   /** The Postgres type Debezium recorded for a field (column.propagate.source.type), upper case. */
   static String sourceType(Schema schema) {

@@ -1,6 +1,7 @@
--- pg2lite catalog objects, version 2. Installed by the source connector (idempotent); the
+-- pg2lite catalog objects, version 3. Installed by the source connector (idempotent); the
 -- version in pg2lite.installed lets a newer connector upgrade them. Version 2 added
--- pg2lite.schema_history (ADR 0009).
+-- pg2lite.schema_history (ADR 0009); version 3 leaves out generated columns pgoutput does not
+-- send (issue 32).
 CREATE SCHEMA IF NOT EXISTS pg2lite;
 
 CREATE TABLE IF NOT EXISTS pg2lite.installed (
@@ -28,6 +29,11 @@ CREATE INDEX IF NOT EXISTS schema_history_by_publication ON pg2lite.schema_histo
 -- restricted to the publication's column lists, without pg2lite's own tables (which a FOR ALL
 -- TABLES publication includes). Tables are keyed by OID and columns by attnum,
 -- so the source can tell a rename from a drop and a create.
+-- A generated column is part of the schema only when pgoutput sends its values: a STORED one on
+-- Postgres 18+ whose publication has publish_generated_columns = stored or names it in a column
+-- list. Otherwise live rows would leave it NULL while backfilled rows hold values: a replica
+-- column is never half filled. (pg_publication_tables lists generated columns on Postgres 15
+-- whatever pgoutput sends; pubgencols exists from 18 on, hence the to_jsonb.)
 CREATE OR REPLACE FUNCTION pg2lite.published_schema(pub text) RETURNS jsonb
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   WITH pt AS (
@@ -64,7 +70,12 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
         LEFT JOIN pg_type et ON et.oid = bt.typelem AND bt.typlen = -1
         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         WHERE a.attrelid = pt.reloid AND a.attnum > 0 AND NOT a.attisdropped
-          AND (pt.attnames IS NULL OR a.attname = ANY (pt.attnames))),
+          AND (pt.attnames IS NULL OR a.attname = ANY (pt.attnames))
+          AND (a.attgenerated = ''
+               OR a.attgenerated = 's' AND (
+                 (SELECT to_jsonb(p) ->> 'pubgencols' FROM pg_publication p WHERE p.pubname = pub) = 's'
+                 OR EXISTS (SELECT 1 FROM pg_publication p JOIN pg_publication_rel r ON r.prpubid = p.oid
+                            WHERE p.pubname = pub AND r.prrelid = pt.reloid AND a.attnum = ANY (r.prattrs))))),
       'indexes', (
         SELECT COALESCE(jsonb_agg(jsonb_build_object(
           'name', ic.relname,
@@ -174,5 +185,5 @@ CREATE EVENT TRIGGER pg2lite_ddl_end ON ddl_command_end
                'SELECT INTO')
   EXECUTE FUNCTION pg2lite.on_ddl_end();
 
-INSERT INTO pg2lite.installed (version) VALUES (2)
+INSERT INTO pg2lite.installed (version) VALUES (3)
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version;

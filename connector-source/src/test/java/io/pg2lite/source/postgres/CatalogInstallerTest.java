@@ -14,8 +14,8 @@ class CatalogInstallerTest {
     CatalogInstaller.Query q = CatalogInstaller.publishedSchemaQuery();
     assertTrue(q.sql().startsWith("WITH pt AS ("), q.sql());
     assertTrue(q.sql().endsWith("FROM pt"), q.sql());
-    assertEquals(2, q.parameters(), "the publication's name in the filter and in the result");
-    assertEquals(2, q.sql().split("CAST\\(\\? AS text\\)", -1).length - 1);
+    assertEquals(4, q.parameters(), "the publication's name in the filter, the result and the generated-column test");
+    assertEquals(4, q.sql().split("CAST\\(\\? AS text\\)", -1).length - 1);
     assertFalse(q.sql().contains("$fn$"));
     assertFalse(Pattern.compile("(?<![\\w.'])pub(?![\\w'])").matcher(q.sql()).find(), "no unbound parameter left");
     assertTrue(q.sql().contains("t.pubname = CAST(? AS text)"));

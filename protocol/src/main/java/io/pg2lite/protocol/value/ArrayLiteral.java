@@ -4,34 +4,33 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A Postgres array constant in Postgres' text form ({@code {a,"b c",NULL}}, as {@code pg_get_expr}
- * prints a column default such as {@code '{a,"b c",NULL}'::text[]}) read as the change log's value
- * of that array: the {@link Value.Array} the live stream would carry for a row holding it.
+ * A Postgres array in Postgres' text form ({@code {a,"b c",NULL}}, {@code {{1,2},{3,4}}}) read as
+ * the change log's value of that array: nested {@link Value.Array}s, one level per dimension,
+ * each element read by its type's {@link TextForm}. The live stream reads every array a pgoutput
+ * tuple carries this way and a backfill copy every array it selects, so both paths share one
+ * reading (issue 32).
  *
- * <p>Used for constant defaults of array columns ({@code io.pg2lite.protocol.schema.ConstantDefault}):
- * the source sends such a default instead of a backfill only when this class can read it
- * ({@link #supports}), and the sink stores exactly the value read here, so rows that got the
- * default when the column was added and rows written later hold the same text (invariant: one
- * array, one stored form).
+ * <p>Constant defaults of array columns ({@code io.pg2lite.protocol.schema.ConstantDefault}) are
+ * read here too, but only for element types whose constant, as {@code pg_get_expr} prints it in
+ * any session, is the log value ({@link #supports}): integers, floats, booleans, numeric and
+ * text-like types. Dates and times print in the session's zone and style, bytea and json
+ * normalise: a default of such an array is backfilled instead. The sink stores exactly the value
+ * read here, so rows that got the default and rows written later hold the same text.
  *
- * <p>Only element types whose Postgres text is also their change-log value, or reads as it
- * exactly, are supported: integers, floats, booleans, numeric and text-like types. Others
- * (timestamps, bytea, json, ...) print differently from how the log writes them, and a column
- * default of such an array is backfilled instead. Text syntax: elements separated by commas,
- * nested braces for more dimensions, double-quoted elements with backslash escapes, unquoted
- * {@code NULL} for a null element, whitespace around elements ignored; explicit bounds
- * ({@code [0:1]={...}}) are refused.
+ * <p>Text syntax: elements separated by commas, nested braces for more dimensions, double-quoted
+ * elements with backslash escapes, unquoted {@code NULL} for a null element, whitespace around
+ * elements ignored. Explicit bounds ({@code [0:1]={1,2}}, printed for a lower bound other than 1)
+ * are read past: a JSON array has no bounds, so the log carries the elements only, as
+ * {@code array_to_json} does (docs/type-mapping.md).
  */
 public final class ArrayLiteral {
-  private enum Kind { INT, FLOAT4, FLOAT8, BOOL, TEXT }
-
   private final String s;
-  private final Kind kind;
+  private final TextForm element;
   private int i;
 
-  private ArrayLiteral(String s, Kind kind) {
+  private ArrayLiteral(String s, TextForm element) {
     this.s = s;
-    this.kind = kind;
+    this.element = element;
   }
 
   /**
@@ -43,17 +42,33 @@ public final class ArrayLiteral {
   }
 
   /**
-   * The array value of {@code text} for elements of {@code elementType}.
+   * The array value of a constant default {@code text} for elements of {@code elementType}.
    *
-   * @throws IllegalArgumentException when the type is not supported or the text is not an array
+   * @throws IllegalArgumentException when the type is not {@link #supports supported} or the
+   *     text is not an array
    */
   public static Value.Array parse(String text, String elementType, String elemTypeClass) {
-    Kind kind = kind(elementType, elemTypeClass);
+    TextForm kind = kind(elementType, elemTypeClass);
     if (kind == null) {
       throw new IllegalArgumentException("arrays of " + elementType + " cannot be read from their text exactly");
     }
-    ArrayLiteral p = new ArrayLiteral(text, kind);
+    if (text.startsWith("[")) {
+      // a default with bounds is backfilled: the sink could not give it the same bounds anyway
+      throw new IllegalArgumentException("array text " + text + ": explicit bounds in a constant default");
+    }
+    return parse(text, kind);
+  }
+
+  /**
+   * The array value of {@code text}, an array as Postgres printed it, whose elements have the
+   * form {@code element}.
+   *
+   * @throws IllegalArgumentException when the text is not an array of such elements
+   */
+  public static Value.Array parse(String text, TextForm element) {
+    ArrayLiteral p = new ArrayLiteral(text, element);
     p.skipSpace();
+    p.skipBounds();
     Value.Array out = p.array();
     p.skipSpace();
     if (p.i != text.length()) {
@@ -69,7 +84,7 @@ public final class ArrayLiteral {
    * float it widened from), NULL unquoted.
    */
   public static String text(Value.Array array, String elementType, String elemTypeClass) {
-    Kind kind = kind(elementType, elemTypeClass);
+    TextForm kind = kind(elementType, elemTypeClass);
     if (kind == null) {
       throw new IllegalArgumentException("arrays of " + elementType + " cannot be read from their text exactly");
     }
@@ -78,7 +93,7 @@ public final class ArrayLiteral {
     return sb.toString();
   }
 
-  private static void write(StringBuilder sb, Value.Array array, Kind kind) {
+  private static void write(StringBuilder sb, Value.Array array, TextForm kind) {
     sb.append('{');
     for (int n = 0; n < array.elements().size(); n++) {
       Value e = array.elements().get(n);
@@ -90,7 +105,7 @@ public final class ArrayLiteral {
       } else if (e instanceof Value.Int i) {
         sb.append(i.value());
       } else if (e instanceof Value.Float f) {
-        sb.append(kind == Kind.FLOAT4 ? Float.toString((float) f.value()) : Double.toString(f.value()));
+        sb.append(kind == TextForm.FLOAT4 ? Float.toString((float) f.value()) : Double.toString(f.value()));
       } else if (e instanceof Value.Bool b) {
         sb.append(b.value());
       } else {
@@ -101,29 +116,30 @@ public final class ArrayLiteral {
     sb.append('}');
   }
 
-  private static Kind kind(String type, String typeClass) {
+  /** The form of a default's elements, null for types whose constants are not the log value. */
+  private static TextForm kind(String type, String typeClass) {
     if ("e".equals(typeClass)) {
-      return Kind.TEXT;
+      return TextForm.AS_PRINTED;
     }
     switch (type) {
       case "int2":
       case "int4":
       case "int8":
       case "oid":
-        return Kind.INT;
+        return TextForm.INT;
       case "float4":
-        return Kind.FLOAT4;
+        return TextForm.FLOAT4;
       case "float8":
-        return Kind.FLOAT8;
+        return TextForm.FLOAT8;
       case "bool":
-        return Kind.BOOL;
+        return TextForm.BOOL;
       case "numeric":
       case "text":
       case "varchar":
       case "name":
       case "citext":
       case "uuid":
-        return Kind.TEXT;
+        return TextForm.AS_PRINTED;
       default:
         return null; // bpchar pads to its length; dates, times, bytea, json... print differently
     }
@@ -185,34 +201,20 @@ public final class ArrayLiteral {
   /** An element's text as the change log writes the element type. */
   private Value value(String text) {
     try {
-      switch (kind) {
-        case INT:
-          return new Value.Int(Long.parseLong(text));
-        case FLOAT4:
-          return Value.ofDouble(Float.parseFloat(text));
-        case FLOAT8:
-          return Value.ofDouble(Double.parseDouble(text));
-        case BOOL:
-          return new Value.Bool(bool(text));
-        default:
-          return new Value.Text(text);
-      }
-    } catch (NumberFormatException e) {
-      throw error("\"" + text + "\" is not a " + kind.name().toLowerCase());
+      return element.read(text);
+    } catch (IllegalArgumentException e) {
+      throw error(e.getMessage());
     }
   }
 
-
-  private boolean bool(String text) {
-    switch (text.toLowerCase()) {
-      case "t":
-      case "true":
-        return true;
-      case "f":
-      case "false":
-        return false;
-      default:
-        throw error("\"" + text + "\" is not a boolean");
+  /** Explicit bounds, {@code [lo:hi][lo:hi]=}, before the braces: read past (see the class comment). */
+  private void skipBounds() {
+    if (i < s.length() && s.charAt(i) == '[') {
+      int eq = s.indexOf('=', i);
+      if (eq < 0) {
+        throw error("bounds without '='");
+      }
+      i = eq + 1;
     }
   }
 

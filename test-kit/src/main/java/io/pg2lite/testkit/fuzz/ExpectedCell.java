@@ -44,12 +44,18 @@ record ExpectedCell(String storage, String text) {
   private static final ExpectedCell NULL = new ExpectedCell("null", null);
 
   /** How a Postgres type's values are compared. */
-  enum Scalar { INT, FLOAT, BOOL, BYTEA, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, NUMERIC, TEXT }
+  enum Scalar { INT, FLOAT, BOOL, BYTEA, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, NUMERIC, MONEY, HSTORE, JSON, COMPOSITE,
+    TEXT }
 
   /** A column's comparison kind: its scalar (the element's, for arrays) and whether it is an array. */
   record Kind(Scalar scalar, boolean array) {
     static Kind of(String typname, boolean array) {
-      Scalar s = switch (typname) {
+      return of(typname, "b", array);
+    }
+
+    /** As {@link #of(String, boolean)}, with the type's typtype ({@code c} for a composite). */
+    static Kind of(String typname, String typtype, boolean array) {
+      Scalar s = "c".equals(typtype) ? Scalar.COMPOSITE : switch (typname) {
         case "int2", "int4", "int8", "oid" -> Scalar.INT;
         case "float4", "float8" -> Scalar.FLOAT;
         case "bool" -> Scalar.BOOL;
@@ -59,6 +65,9 @@ record ExpectedCell(String storage, String text) {
         case "timestamptz" -> Scalar.TIMESTAMPTZ;
         case "timetz" -> Scalar.TIMETZ;
         case "numeric" -> Scalar.NUMERIC;
+        case "money" -> Scalar.MONEY;
+        case "hstore" -> Scalar.HSTORE;
+        case "json", "jsonb" -> Scalar.JSON;
         default -> Scalar.TEXT;
       };
       return new Kind(s, array);
@@ -68,13 +77,25 @@ record ExpectedCell(String storage, String text) {
   /** The select-list expression that makes Postgres print the (quoted) column for {@link #fromPostgres}. */
   static String postgresExpression(Kind kind, String column) {
     if (kind.array()) {
-      return "to_json(" + column + ")::text";
+      // json and composite elements as their text (to_json would embed them as JSON values), float
+      // elements widened to the double the log carries, others as to_json prints them
+      String cast = switch (kind.scalar()) {
+        case JSON, COMPOSITE -> "::text[]";
+        case FLOAT -> "::float8[]";
+        default -> "";
+      };
+      return "to_json(" + column + cast + ")::text";
     }
     return switch (kind.scalar()) {
       case FLOAT -> column + "::float8::text";
       case BYTEA -> "encode(" + column + ", 'hex')";
       case TIMETZ -> "(" + column + " AT TIME ZONE 'UTC')::text";
-      default -> column + "::text";
+      case MONEY -> column + "::numeric::text"; // the amount, without the locale's symbols
+      case HSTORE -> "to_json(" + column + ")::text";
+      // the type's output function: a ::text cast differs from it for some types (inet adds the
+      // netmask, char(n) loses its padding)
+      // (num_nulls: a composite whose fields are all NULL is not NULL, but IS NULL says it is)
+      default -> "(CASE WHEN num_nulls(" + column + ") = 1 THEN NULL ELSE format('%s', " + column + ") END)";
     };
   }
 
@@ -94,12 +115,13 @@ record ExpectedCell(String storage, String text) {
         case "-0" -> new ExpectedCell("text", "-0x0p+0");
         default -> new ExpectedCell("real", Double.toString(Double.parseDouble(s)));
       };
-      case BOOL -> new ExpectedCell("integer", "true".equals(s) ? "1" : "0");
+      case BOOL -> new ExpectedCell("integer", "true".equals(s) || "t".equals(s) ? "1" : "0");
       case BYTEA -> new ExpectedCell("blob", s.toLowerCase(Locale.ROOT));
       case DATE -> new ExpectedCell("text", isoYear(s));
       case TIMESTAMP -> new ExpectedCell("text", isoYear(s).replaceFirst(" ", "T"));
       case TIMESTAMPTZ -> new ExpectedCell("text", utc(isoYear(s).replaceFirst(" ", "T")));
       case TIMETZ -> new ExpectedCell("text", utc(s));
+      case HSTORE -> new ExpectedCell("text", canonicalJson(s));
       default -> new ExpectedCell("text", s);
     };
   }
@@ -113,7 +135,7 @@ record ExpectedCell(String storage, String text) {
       case "real" -> new ExpectedCell(type, Double.toString(rs.getDouble(index + 1)));
       case "blob" -> new ExpectedCell(type, HexFormat.of().formatHex(rs.getBytes(index + 1)));
       default -> new ExpectedCell(type, kind.array() ? canonicalArray(rs.getString(index + 1), kind.scalar())
-          : rs.getString(index + 1));
+          : kind.scalar() == Scalar.HSTORE ? canonicalJson(rs.getString(index + 1)) : rs.getString(index + 1));
     };
   }
 
@@ -131,6 +153,33 @@ record ExpectedCell(String storage, String text) {
 
   private static String utc(String s) {
     return s.replaceFirst("\\+00(:00)?$", "Z");
+  }
+
+  private static final java.util.regex.Pattern TIME_WITH_OFFSET =
+      java.util.regex.Pattern.compile("^(\\d\\d):(\\d\\d):(\\d\\d)(\\.\\d+)?([+-])(\\d\\d)(?::(\\d\\d))?(?::(\\d\\d))?$");
+
+  /** A timetz as {@code to_json} prints it ({@code 03:04:05.5-05:30}) moved to UTC on the 24-hour clock. */
+  private static String timetzUtc(String s) {
+    java.util.regex.Matcher m = TIME_WITH_OFFSET.matcher(s);
+    if (!m.matches()) {
+      return s;
+    }
+    int offset = Integer.parseInt(m.group(6)) * 3600 + (m.group(7) == null ? 0 : Integer.parseInt(m.group(7)) * 60)
+        + (m.group(8) == null ? 0 : Integer.parseInt(m.group(8)));
+    int second = Integer.parseInt(m.group(1)) * 3600 + Integer.parseInt(m.group(2)) * 60 + Integer.parseInt(m.group(3))
+        - ("-".equals(m.group(5)) ? -offset : offset);
+    second = Math.floorMod(second, 86_400);
+    return String.format(Locale.ROOT, "%02d:%02d:%02d", second / 3600, second / 60 % 60, second % 60)
+        + (m.group(4) == null ? "" : m.group(4)) + "Z";
+  }
+
+  /** A JSON text in one canonical spacing; text that is not JSON unchanged. */
+  private static String canonicalJson(String s) {
+    try {
+      return JSON.writeValueAsString(JSON.readTree(s));
+    } catch (JsonProcessingException e) {
+      return s;
+    }
   }
 
   /**
@@ -162,8 +211,14 @@ record ExpectedCell(String storage, String text) {
         default -> n;
       };
     }
-    if (n.isTextual() && element == Scalar.TIMESTAMPTZ) {
-      return f.textNode(utc(n.textValue()));
+    if (n.isTextual()) {
+      return switch (element) {
+        case DATE -> f.textNode(isoYear(n.textValue()));
+        case TIMESTAMP -> f.textNode(isoYear(n.textValue()).replaceFirst(" ", "T"));
+        case TIMESTAMPTZ -> f.textNode(utc(isoYear(n.textValue()).replaceFirst(" ", "T")));
+        case TIMETZ -> f.textNode(timetzUtc(n.textValue()));
+        default -> n;
+      };
     }
     return n;
   }

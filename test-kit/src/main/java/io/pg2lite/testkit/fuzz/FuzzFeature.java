@@ -23,7 +23,10 @@ public enum FuzzFeature {
   NEGATIVE_ZERO,
   /** numeric NaN, ±Infinity, very large and very small scales. */
   NUMERIC_EXTREMES,
-  /** dates and timestamps in year 1, 9999, before 1970 with fractions; negative and mixed intervals. */
+  /**
+   * dates and timestamps in year 1, 9999, before 1970 with fractions, BC, infinity and -infinity;
+   * time 24:00:00; negative and mixed intervals.
+   */
   TEMPORAL_EXTREMES,
   /** dates and timestamps after year 9999 (up to 294276, Postgres' last timestamp year). */
   YEAR_BEYOND_9999,
@@ -32,8 +35,13 @@ public enum FuzzFeature {
    * live stream writes the same text is what this checks).
    */
   INTERVALS,
-  /** int4[] and text[] columns with NULL elements, quotes, commas, braces. */
+  /**
+   * int4[], int8[], text[], numeric[], date[] and timestamptz[] columns with NULL elements,
+   * quotes, commas, braces, two dimensions, NaN and infinity elements.
+   */
   ARRAYS,
+  /** time (24:00:00), timetz, point, int4range, varbit, inet and money columns: Postgres' text (issue 32). */
+  POSTGRES_TEXT_TYPES,
   /** json and jsonb with quotes, escapes, unicode, JSON null. */
   JSON,
   /** UPDATEs that change a row's key. */

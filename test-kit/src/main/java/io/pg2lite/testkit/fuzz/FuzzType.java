@@ -7,9 +7,10 @@ import java.util.List;
  * here succeeds for every value the generator can put in the column (the USING expression is a
  * cast Postgres defines for all of them), so a generated workload never fails on data.
  *
- * <p>Not generated, per docs/type-mapping.md: {@code numeric[]} (a NaN element is a known limit),
- * types outside the mapping table (ranges, geometry), and {@code infinity} timestamps (the
- * mapping table gives no form for them).
+ * <p>Besides the types with a form of their own, a few that travel as Postgres prints them
+ * (time with 24:00:00, timetz, point, int4range, varbit, inet, money: issue 32), and arrays of
+ * more than one dimension and of element types read from their text (numeric with NaN, dates
+ * with infinity and BC, timestamptz).
  */
 public enum FuzzType {
   INT4("int4"),
@@ -28,9 +29,19 @@ public enum FuzzType {
   UUID("uuid"),
   JSON("json"),
   JSONB("jsonb"),
+  TIME("time"),
+  TIMETZ("timetz"),
+  POINT("point"),
+  INT4RANGE("int4range"),
+  VARBIT("varbit"),
+  INET("inet"),
+  MONEY("money"),
   INT4_ARRAY("int4[]"),
   INT8_ARRAY("int8[]"),
-  TEXT_ARRAY("text[]");
+  TEXT_ARRAY("text[]"),
+  NUMERIC_ARRAY("numeric[]"),
+  DATE_ARRAY("date[]"),
+  TIMESTAMPTZ_ARRAY("timestamptz[]");
 
   /** The type as written in DDL. */
   public final String sql;
@@ -41,7 +52,20 @@ public enum FuzzType {
 
   /** Whether values of this type are arrays. */
   public boolean isArray() {
-    return this == INT4_ARRAY || this == INT8_ARRAY || this == TEXT_ARRAY;
+    return sql.endsWith("[]");
+  }
+
+  /** Whether values of this type travel as Postgres prints them (FuzzFeature.POSTGRES_TEXT_TYPES). */
+  public boolean isPostgresText() {
+    return switch (this) {
+      case TIME, TIMETZ, POINT, INT4RANGE, VARBIT, INET, MONEY -> true;
+      default -> false;
+    };
+  }
+
+  /** Whether a btree index can cover the type (point has no btree operator class, json none either). */
+  public boolean indexable() {
+    return this != JSON && this != POINT;
   }
 
   /** Whether the type can hold values over 8 kB (TOAST). */
@@ -75,6 +99,18 @@ public enum FuzzType {
         return List.of(TIMESTAMPTZ, TEXT);
       case TIMESTAMPTZ:
         return List.of(TIMESTAMP, TEXT);
+      case TIME:
+      case TIMETZ:
+      case POINT:
+      case INT4RANGE:
+      case VARBIT:
+      case INET:
+      case NUMERIC_ARRAY:
+      case DATE_ARRAY:
+      case TIMESTAMPTZ_ARRAY:
+        return List.of(TEXT);
+      case MONEY:
+        return List.of(NUMERIC, TEXT);
       case INT4_ARRAY:
         return List.of(INT8_ARRAY, TEXT_ARRAY, TEXT);
       case INT8_ARRAY:

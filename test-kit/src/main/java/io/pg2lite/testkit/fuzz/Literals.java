@@ -50,19 +50,23 @@ final class Literals {
       case TEXT -> quote(text(Integer.MAX_VALUE));
       case VARCHAR -> quote(text(40)) + "::varchar(40)";
       case BYTEA -> quote(bytea()) + "::bytea";
-      case DATE -> quote(date()) + "::date";
-      case TIMESTAMP -> {
-        // Debezium cannot carry a timestamp (without time zone) past 294247-01-10: a known limit
-        // (docs/type-mapping.md) that stops the source, so the workload stays below it.
-        String date = date();
-        yield quote((date.startsWith("294276") ? "123456-07-08" : date) + " " + time()) + "::timestamp";
-      }
-      case TIMESTAMPTZ -> {
-        String date = date();
-        // Postgres' last timestamp is in year 294276 UTC: a negative offset would pass it.
-        String zone = date.startsWith("294276") ? pickOf("+00", "+05:30") : pickOf("+00", "+05:30", "-08", "+14");
-        yield quote(date + " " + time() + zone) + "::timestamptz";
-      }
+      case DATE -> quote(infinite() ? pickOf("infinity", "-infinity") : date()) + "::date";
+      case TIMESTAMP -> quote(infinite() ? pickOf("infinity", "-infinity") : dateTime()) + "::timestamp";
+      case TIMESTAMPTZ -> quote(infinite() ? pickOf("infinity", "-infinity") : timestampTz()) + "::timestamptz";
+      case TIME -> quote(on(FuzzFeature.TEMPORAL_EXTREMES) && random.nextInt(5) == 0 ? "24:00:00" : time()) + "::time";
+      case TIMETZ -> quote(time() + pickOf("+00", "+05:30", "-08", "+14", "-15:59")) + "::timetz";
+      case POINT -> quote("(" + float8().replace("Infinity", "1e300").replace("NaN", "0") + ","
+          + random.nextInt(1000) + ".5)") + "::point";
+      case INT4RANGE -> quote(pick(List.of("empty", "(,)", "[,5)"), () -> {
+        int lo = random.nextInt(1000) - 500;
+        return "[" + lo + "," + (lo + 1 + random.nextInt(100)) + ")";
+      })) + "::int4range";
+      case VARBIT -> "B" + quote(bits()) + "::varbit";
+      case INET -> quote(pick(List.of("::1", "0.0.0.0/0", "2001:db8::1/64", "255.255.255.255"),
+          () -> random.nextInt(256) + "." + random.nextInt(256) + ".0." + random.nextInt(256) + "/"
+              + (16 + random.nextInt(17)))) + "::inet";
+      case MONEY -> quote(pick(List.of("0", "-92233720368547758.08", "92233720368547758.07", "0.01"),
+          () -> (random.nextInt(2_000_000) - 1_000_000) + "." + String.format("%02d", random.nextInt(100)))) + "::money";
       case INTERVAL -> quote(interval()) + "::interval";
       case UUID -> quote(new java.util.UUID(random.nextLong(), random.nextLong()).toString()) + "::uuid";
       case JSON -> quote(json()) + "::json";
@@ -70,6 +74,9 @@ final class Literals {
       case INT4_ARRAY -> intArray("int4", 2147483647L);
       case INT8_ARRAY -> intArray("int8", Long.MAX_VALUE);
       case TEXT_ARRAY -> textArray();
+      case NUMERIC_ARRAY -> elementArray("numeric", () -> numeric().replace("1" + "0".repeat(1000), "1e30"));
+      case DATE_ARRAY -> elementArray("date", () -> infinite() ? pickOf("infinity", "-infinity") : date());
+      case TIMESTAMPTZ_ARRAY -> elementArray("timestamptz", () -> infinite() ? "infinity" : timestampTz());
     };
   }
 
@@ -154,12 +161,41 @@ final class Literals {
     return sb.toString();
   }
 
+  /** Whether a date, timestamp or timestamptz value is infinity or -infinity this time. */
+  private boolean infinite() {
+    return on(FuzzFeature.TEMPORAL_EXTREMES) && random.nextInt(12) == 0;
+  }
+
+  private String dateTime() {
+    String date = date();
+    // a BC date takes its era after the time, as Postgres prints it
+    return date.endsWith(" BC") ? date.replace(" BC", "") + " " + time() + " BC" : date + " " + time();
+  }
+
+  private String timestampTz() {
+    String date = date();
+    // Postgres' last timestamp is in year 294276 UTC: a negative offset would pass it.
+    String zone = date.startsWith("294276") ? pickOf("+00", "+05:30") : pickOf("+00", "+05:30", "-08", "+14");
+    // a BC date takes its era after the time and zone, as Postgres prints it
+    return date.endsWith(" BC") ? date.replace(" BC", "") + " " + time() + zone + " BC" : date + " " + time() + zone;
+  }
+
+  private String bits() {
+    int n = random.nextInt(12);
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < n; i++) {
+      sb.append(random.nextBoolean() ? '1' : '0');
+    }
+    return sb.toString();
+  }
+
   private String date() {
     if (on(FuzzFeature.YEAR_BEYOND_9999) && random.nextInt(15) == 0) {
       return pickOf("294276-12-31", "10000-01-01", "123456-07-08");
     }
     if (on(FuzzFeature.TEMPORAL_EXTREMES) && random.nextInt(6) == 0) {
-      return pickOf("0001-01-01", "9999-12-31", "1969-12-31", "1900-02-28", "2000-02-29", "1582-10-10");
+      return pickOf("0001-01-01", "9999-12-31", "1969-12-31", "1900-02-28", "2000-02-29", "1582-10-10",
+          "0044-03-15 BC", "4713-01-01 BC", "0001-12-31 BC");
     }
     return String.format(Locale.ROOT, "%04d-%02d-%02d", 1950 + random.nextInt(120), 1 + random.nextInt(12),
         1 + random.nextInt(28));
@@ -197,6 +233,30 @@ final class Literals {
       items.add(r == 0 ? "NULL" : r == 1 ? Long.toString(max) : Integer.toString(random.nextInt(2000) - 1000));
     }
     return quote("{" + String.join(",", items) + "}") + "::" + element + "[]";
+  }
+
+  /**
+   * An array of {@code element} values as Postgres array text: one dimension, or (one time in
+   * four) two of equal length, with NULL elements.
+   */
+  private String elementArray(String element, java.util.function.Supplier<String> value) {
+    int rows = random.nextInt(4) == 0 ? 1 + random.nextInt(3) : 0;
+    int n = random.nextInt(4);
+    java.util.function.Supplier<String> list = () -> {
+      List<String> items = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        items.add(random.nextInt(6) == 0 ? "NULL" : "\"" + value.get() + "\"");
+      }
+      return "{" + String.join(",", items) + "}";
+    };
+    if (rows == 0 || n == 0) {
+      return quote(list.get()) + "::" + element + "[]";
+    }
+    List<String> outer = new ArrayList<>();
+    for (int r = 0; r < rows; r++) {
+      outer.add(list.get());
+    }
+    return quote("{" + String.join(",", outer) + "}") + "::" + element + "[]";
   }
 
   private String textArray() {
