@@ -88,7 +88,9 @@ final class SourceStartup {
         schema = resumed.schema();
         schemaId = resumed.id();
       }
-      SourcePosition position = stored == null ? firstStart(catalog, schema, schemaId, tail, pending)
+      // The tracker admits the schema (NameAdmission): the first start creates the admitted tables only.
+      SchemaTracker tracker = new SchemaTracker(schema, schemaId, specs);
+      SourcePosition position = stored == null ? firstStart(catalog, tracker.current(), schemaId, tail, pending)
           : resume(catalog, stored).withSchemaId(schemaId);
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
@@ -102,8 +104,7 @@ final class SourceStartup {
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
       long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
-      return new State(position, new SchemaTracker(schema, schemaId, specs), pending, lastWritten, backfillHold,
-          nextSeq);
+      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);

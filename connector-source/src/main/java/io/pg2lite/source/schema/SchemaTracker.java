@@ -6,9 +6,11 @@ import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.schema.Relation;
 import io.pg2lite.protocol.schema.RowKey;
+import io.pg2lite.protocol.value.Row;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The source's view of the published schema, kept current by the DDL messages in the stream.
@@ -24,16 +26,22 @@ import java.util.List;
  * restart resumes with the schema of its resume position. Row keys come from the tracked schema,
  * which is exact at every point of the stream: DDL messages are in WAL order with the rows, and
  * the catalog (where Debezium looks keys up) may be many DDLs ahead of a lagging stream.
+ *
+ * <p>The tracked schema is the admitted one ({@link NameAdmission}): tables and columns whose
+ * replica names collide are left out of it, and of the rows ({@link #replicates},
+ * {@link #admittedRow}); each new refusal is logged once, naming both sides.
  */
 public final class SchemaTracker {
   /** Prefix of the logical messages the DDL event triggers emit. */
   public static final String DDL_MESSAGE_PREFIX = "pg2lite.ddl";
   private static final ObjectMapper JSON = new ObjectMapper();
 
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SchemaTracker.class);
+
   private final String publication;
   private final ProtocolSpecs specs;
   private final SchemaDiff diff;
-  private PublishedSchema current;
+  private NameAdmission.Admitted current;
   private Long currentId;
   private PublishedSchema pendingBefore;
 
@@ -44,14 +52,36 @@ public final class SchemaTracker {
   /** @param initialId the schema's id in {@code pg2lite.schema_history}, or null when it has none */
   public SchemaTracker(PublishedSchema initial, Long initialId, ProtocolSpecs specs) {
     this.publication = initial.publication();
-    this.current = initial;
+    this.current = NameAdmission.admit(initial, null);
     this.currentId = initialId;
+    current.refusals().forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     this.specs = specs;
     this.diff = new SchemaDiff(specs);
   }
 
+  /** The admitted schema. */
   public PublishedSchema current() {
-    return current;
+    return current.schema();
+  }
+
+  /** Whether rows of {@code table} are replicated: false for a table refused for its replica name. */
+  public boolean replicates(QualifiedName table) {
+    return !current.refusedTables().containsKey(table);
+  }
+
+  /** {@code row} of {@code table} without the columns refused for their names (null stays null). */
+  public Row admittedRow(QualifiedName table, Row row) {
+    Map<String, String> refused = current.refusedColumns().get(table);
+    if (row == null || refused == null) {
+      return row;
+    }
+    Row.Builder b = Row.builder();
+    row.values().forEach((c, v) -> {
+      if (!refused.containsKey(c)) {
+        b.put(c, v);
+      }
+    });
+    return b.build();
   }
 
   /** The tracked schema's id in {@code pg2lite.schema_history}; null when the catalog keeps no history. */
@@ -60,7 +90,7 @@ public final class SchemaTracker {
   }
 
   /** What the tracker knows at one point of the stream, to go back to (immutable). */
-  public record Mark(PublishedSchema current, Long currentId, PublishedSchema pendingBefore) {}
+  public record Mark(NameAdmission.Admitted current, Long currentId, PublishedSchema pendingBefore) {}
 
   /** The tracker's state now; taken at each upstream begin. */
   public Mark mark() {
@@ -92,16 +122,19 @@ public final class SchemaTracker {
     }
     String type = msg.path("type").asText();
     if ("ddlStart".equals(type)) {
-      pendingBefore = schema;
+      pendingBefore = NameAdmission.admit(schema, current.schema()).schema();
       return List.of();
     }
     if (!"ddlUpdate".equals(type)) {
       throw new IllegalArgumentException("unknown " + DDL_MESSAGE_PREFIX + " message type \"" + type + "\"");
     }
-    PublishedSchema before = pendingBefore != null ? pendingBefore : current;
+    PublishedSchema before = pendingBefore != null ? pendingBefore : current.schema();
     pendingBefore = null;
-    List<SchemaChange> changes = diff.diff(before, schema, msg.path("tag").asText());
-    current = schema;
+    NameAdmission.Admitted next = NameAdmission.admit(schema, current.schema());
+    List<String> known = current.refusals();
+    next.refusals().stream().filter(r -> !known.contains(r)).forEach(r -> LOG.warn("Publication {}: {}", publication, r));
+    List<SchemaChange> changes = diff.diff(before, next.schema(), msg.path("tag").asText());
+    current = next;
     currentId = msg.hasNonNull("schemaId") ? msg.get("schemaId").asLong() : null;
     return changes;
   }
@@ -114,7 +147,7 @@ public final class SchemaTracker {
    * (fuzz seed 3015: a key of the wrong columns, then "lacks key column" at the sink).
    */
   public Relation relation(QualifiedName table, List<String> upstreamKey) {
-    for (PublishedSchema.Table t : current.tables()) {
+    for (PublishedSchema.Table t : current.schema().tables()) {
       if (t.schema().equals(table.schema()) && t.name().equals(table.name())) {
         Relation r = specs.relation(t);
         return !r.rowKey().columns().isEmpty() || upstreamKey.isEmpty() ? r

@@ -85,9 +85,13 @@ public final class TransactionAssembler {
       open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime(),
           schema.mark());
     } else if (event instanceof ReplicationEvent.RowChange c) {
-      change(out, c.txId(), rowChange(c));
+      if (schema.replicates(c.table())) { // else refused for its replica name (NameAdmission)
+        change(out, c.txId(), rowChange(c));
+      }
     } else if (event instanceof ReplicationEvent.Truncate t) {
-      change(out, t.txId(), new DataChange.Truncate(List.of(schema.relation(t.table(), List.of()))));
+      if (schema.replicates(t.table())) {
+        change(out, t.txId(), new DataChange.Truncate(List.of(schema.relation(t.table(), List.of()))));
+      }
     } else if (event instanceof ReplicationEvent.Message m) {
       if (m.txId() != null && SchemaTracker.DDL_MESSAGE_PREFIX.equals(m.prefix())) {
         for (Change c : schema.onDdlMessage(m.content())) {
@@ -202,20 +206,22 @@ public final class TransactionAssembler {
   private DataChange rowChange(ReplicationEvent.RowChange c) {
     Relation relation = schema.relation(c.table(), c.keyColumns());
     boolean full = relation.rowKey().type() == ReplicaIdentity.FULL;
+    Row before = schema.admittedRow(c.table(), c.before());
+    Row after = schema.admittedRow(c.table(), c.after());
     switch (c.op()) {
       case INSERT:
-        return new DataChange.Insert(relation, c.after());
+        return new DataChange.Insert(relation, after);
       case UPDATE:
         Row key = null;
-        if (c.before() != null) {
-          key = full ? c.before() : project(c.before(), relation);
+        if (before != null) {
+          key = full ? before : project(before, relation);
         }
-        return new DataChange.Update(relation, key, c.after());
+        return new DataChange.Update(relation, key, after);
       case DELETE:
-        if (c.before() == null) {
+        if (before == null) {
           throw new IllegalStateException("delete on " + c.table() + " without the old row's key");
         }
-        return new DataChange.Delete(relation, full ? c.before() : project(c.before(), relation));
+        return new DataChange.Delete(relation, full ? before : project(before, relation));
       default:
         throw new IllegalStateException("unknown row operation " + c.op());
     }

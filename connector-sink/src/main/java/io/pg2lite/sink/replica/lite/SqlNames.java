@@ -1,6 +1,7 @@
 package io.pg2lite.sink.replica.lite;
 
 import io.pg2lite.protocol.schema.QualifiedName;
+import io.pg2lite.protocol.schema.ReplicaNames;
 
 /**
  * Names on the replica. Every identifier in SQL goes through {@link #quote}: upstream names may
@@ -13,9 +14,9 @@ public final class SqlNames {
     return '"' + identifier.replace("\"", "\"\"") + '"';
   }
 
-  /** The replica table of an upstream table: {@code name} in schema public, else {@code schema.name}. */
+  /** The replica table of an upstream table: the rule every reader shares ({@link ReplicaNames#table}). */
   public static String table(QualifiedName upstream) {
-    return "public".equals(upstream.schema()) ? upstream.name() : upstream.schema() + "." + upstream.name();
+    return ReplicaNames.table(upstream);
   }
 
   public static String table(String schema, String name) {
@@ -32,6 +33,6 @@ public final class SqlNames {
 
   /** The unique index the replica keeps on a table's row key. */
   public static String keyIndex(String liteTable) {
-    return liteTable + ".pg2lite_row_key";
+    return ReplicaNames.keyIndex(liteTable);
   }
 }
