@@ -22,7 +22,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.kafka.connect.data.Field;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.errors.ConnectException;
 
@@ -55,6 +54,7 @@ final class DecodedMessageMapper {
   private final PostgresSchema schema;
   private final PgConnectionSupplier connection;
   private final ValueConverterProvider valueConverters;
+  private final CaseDistinctRelations relationNames;
   private final ConnectValueMapper mapper = new ConnectValueMapper();
   private final Map<String, TableId> tableIds = new HashMap<>();
   private final Map<TableId, TableConverters> converters = new HashMap<>();
@@ -66,11 +66,14 @@ final class DecodedMessageMapper {
    * @param schema the schema the decoder fills from Relation messages
    * @param connection the JDBC connection the decoder may need to resolve a value
    * @param valueConverters the converters {@code schema} was built with
+   * @param relationNames the decoder's wrapper that tells columns' upstream names
    */
-  DecodedMessageMapper(PostgresSchema schema, PgConnectionSupplier connection, ValueConverterProvider valueConverters) {
+  DecodedMessageMapper(PostgresSchema schema, PgConnectionSupplier connection, ValueConverterProvider valueConverters,
+      CaseDistinctRelations relationNames) {
     this.schema = schema;
     this.connection = connection;
     this.valueConverters = valueConverters;
+    this.relationNames = relationNames;
   }
 
   /**
@@ -141,7 +144,8 @@ final class DecodedMessageMapper {
     }
     TableConverters converters = converters(id);
     List<String> key = converters.source.keySchema() == null ? List.of()
-        : converters.source.keySchema().fields().stream().map(Field::name).toList();
+        : converters.source.keySchema().fields().stream()
+            .map(f -> relationNames.upstreamName(id.schema(), id.table(), f.name())).toList();
     switch (m.getOperation()) {
       case INSERT:
         return new ReplicationEvent.RowChange(tx, RowOp.INSERT, table, key, null,
@@ -250,7 +254,8 @@ final class DecodedMessageMapper {
     }
     TableConverters cached = converters.get(id);
     if (cached == null || cached.source != current) {
-      cached = new TableConverters(described, current, valueConverters);
+      cached = new TableConverters(described, current, valueConverters,
+          name -> relationNames.upstreamName(id.schema(), id.table(), name));
       converters.put(id, cached);
     }
     return cached;

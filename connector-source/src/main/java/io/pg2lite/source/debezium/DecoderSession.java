@@ -108,6 +108,7 @@ public final class DecoderSession implements ReplicationSession {
     TypeRegistry types = PostgresConnection.createTypeRegistry(config.getJdbcConfig());
     PostgresConnection values = new PostgresConnection(config, types, "pg2lite values");
     ReplicationConnection replication = null;
+    CaseDistinctRelations relationNames;
     try {
       PostgresTaskContext context = new PostgresTaskContext(raw, config) {};
       PostgresValueConverter converters = PostgresValueConverter.of(config, values.getDatabaseCharset(), types);
@@ -129,6 +130,7 @@ public final class DecoderSession implements ReplicationSession {
             .withSchema(schema)
             .jdbcMetadataConnection(metadata)
             .build();
+        relationNames = CaseDistinctRelations.install(replication);
       } catch (RuntimeException e) {
         metadata.close();
         throw e;
@@ -138,7 +140,7 @@ public final class DecoderSession implements ReplicationSession {
       ReplicationStream stream = resumeLsn == null ? replication.startStreaming(new WalPositionLocator())
           : replication.startStreaming(Lsn.valueOf(resumeLsn), new WalPositionLocator());
       DecodedMessageMapper mapper = new DecodedMessageMapper(schema,
-          () -> values.connection().unwrap(BaseConnection.class), converters);
+          () -> values.connection().unwrap(BaseConnection.class), converters, relationNames);
       return new DecoderSession(values, metadata, replication, stream, mapper);
     } catch (SQLException | InterruptedException | RuntimeException e) {
       closeQuietly(replication);

@@ -36,7 +36,12 @@ final class TableConverters {
   /** Each column's {@link TextReading}, decided from its first value (null: not yet). */
   private final TextReading[] readings;
 
-  TableConverters(Table table, TableSchema tableSchema, ValueConverterProvider provider) {
+  /**
+   * @param upstreamName the upstream name of a column as the decoder names it
+   *     ({@link CaseDistinctRelations}: the decoder's names of case-colliding columns are marked)
+   */
+  TableConverters(Table table, TableSchema tableSchema, ValueConverterProvider provider,
+      java.util.function.UnaryOperator<String> upstreamName) {
     this.source = tableSchema;
     List<Column> columns = table.columns();
     names = new String[columns.size()];
@@ -46,7 +51,7 @@ final class TableConverters {
     for (int i = 0; i < columns.size(); i++) {
       Column column = columns.get(i);
       Field f = tableSchema.valueSchema().field(column.name());
-      names[i] = column.name();
+      names[i] = upstreamName.apply(column.name()); // the row's name; lookups use the decoder's
       schemas[i] = f == null ? null : f.schema();
       converters[i] = f == null ? null : provider.converter(column, f);
       indexes.put(column.name(), i);
