@@ -29,8 +29,6 @@ abstract class ColumnReader {
       return new ArrayReader(TextForm.of(type.elementTypeName()));
     }
     switch (type.typeName()) {
-      case "hstore":
-        return new TextReader("to_json(%s)::text"); // Debezium's live form: a JSON object's text
       case "money":
         return new TextReader("%s::numeric::text"); // the amount, as Debezium's live form; no locale's symbols
       case "bytea":

@@ -153,7 +153,8 @@ class EveryTypeIT {
       c.add(Case.of("citext", "citext", "'MiXeD'", "''"));
     }
     if (extensions.contains("hstore")) {
-      c.add(Case.of("hstore", "hstore", "'a=>1, \"b c\"=>NULL'", "''"));
+      c.add(Case.of("hstore", "hstore", "'a=>1, \"b c\"=>NULL'", "''", "'\"q\\\"u\"=>\"x\\\\y\"'",
+          "E'nl=>\"line\\nx\"'"));
     }
     return c;
   }

@@ -18,7 +18,8 @@ import org.apache.kafka.connect.data.Schema;
  * types Debezium carries as bytes other than bytea (bit strings lose their length, text types it
  * does not know arrive as the hex of their text) and geometric types (structs). What is left to
  * Debezium is what it reads exactly: numbers, booleans, numeric, text, json, uuid, bytea, enums,
- * ranges, network types, hstore (as a JSON object), money (as its amount).
+ * ranges, network types, money (as its amount). hstore is read from its text too: Debezium's
+ * JSON of it is spelled differently from Postgres' own, which a backfill copy reads.
  */
 record TextReading(TextForm form, boolean array) {
   static final TextReading DEBEZIUM = new TextReading(null, false);
@@ -34,6 +35,9 @@ record TextReading(TextForm form, boolean array) {
     PostgresType base = root(type);
     if (base.isArrayType() && base.getElementType() != null) {
       return new TextReading(TextForm.of(root(base.getElementType()).getName()), true);
+    }
+    if ("hstore".equals(base.getName())) { // an extension type: no fixed OID
+      return new TextReading(TextForm.HSTORE, false);
     }
     switch (base.getOid()) {
       case 1082, 1083, 1114, 1184, 1186, 1266: // date, time, timestamp, timestamptz, interval, timetz

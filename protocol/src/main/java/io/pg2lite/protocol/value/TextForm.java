@@ -14,7 +14,7 @@ package io.pg2lite.protocol.value;
  * {@code pg_lsn}, composites, extension types.
  */
 public enum TextForm {
-  INT, FLOAT4, FLOAT8, BOOL, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, INTERVAL, AS_PRINTED;
+  INT, FLOAT4, FLOAT8, BOOL, DATE, TIMESTAMP, TIMESTAMPTZ, TIMETZ, INTERVAL, HSTORE, AS_PRINTED;
 
   /**
    * The session settings ({@code SET} statements' bodies) under which Postgres prints values in
@@ -50,6 +50,8 @@ public enum TextForm {
         return TIMETZ;
       case "interval":
         return INTERVAL;
+      case "hstore":
+        return HSTORE;
       default:
         return AS_PRINTED;
     }
@@ -81,6 +83,8 @@ public enum TextForm {
           return new Value.Text(PostgresTimes.timeTz(text));
         case INTERVAL:
           return new Value.Text(iso8601Interval(text));
+        case HSTORE:
+          return new Value.Text(HstoreText.toJson(text));
         default:
           return new Value.Text(text);
       }

@@ -112,4 +112,13 @@ class TextFormTest {
         "bounds are not part of the JSON array");
     assertEquals(new Value.Array(List.of()), ArrayLiteral.parse("{}", TextForm.INT));
   }
+
+  /** Postgres' hstore_to_json, by psql: {"a": "1", "nl": "line\nx", "b c": null, "q\"u": "x\\y"}. */
+  @Test
+  void anHstoreReadsAsTheJsonPostgresPrintsForIt() {
+    assertEquals("{\"a\": \"1\", \"nl\": \"line\\nx\", \"b c\": null, \"q\\\"u\": \"x\\\\y\"}",
+        text(TextForm.of("hstore"), "\"a\"=>\"1\", \"nl\"=>\"line\nx\", \"b c\"=>NULL, \"q\\\"u\"=>\"x\\\\y\""));
+    assertEquals("{}", text(TextForm.HSTORE, ""));
+    assertThrows(IllegalArgumentException.class, () -> TextForm.HSTORE.read("\"a\"=>1"));
+  }
 }
