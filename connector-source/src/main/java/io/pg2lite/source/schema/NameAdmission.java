@@ -95,9 +95,19 @@ public final class NameAdmission {
         refusedColumns.put(q, refused);
       }
     }
-    // Indexes share SQLite's namespace with tables: one that collides is left out (an index only
-    // speeds reads). An index that keys its table's rows is kept whatever its name: the primary
-    // key is no SQLite index, and a unique key index claims its name before the others.
+    List<PublishedSchema.Table> tables = admitIndexes(proposed, admitted, tableNames.keySet());
+    return new Admitted(new PublishedSchema(proposed.publication(), tables), refusedTables, refusedColumns);
+  }
+
+  /**
+   * The admitted tables, in {@code proposed}'s order, each with the indexes the replica can
+   * create. Indexes share SQLite's namespace with tables: one that collides, or covers a refused
+   * column, is left out (an index only speeds reads). An index that keys its table's rows is kept
+   * whatever its name: the primary key is no SQLite index, and a unique key index claims its name
+   * before the others.
+   */
+  private static List<PublishedSchema.Table> admitIndexes(PublishedSchema proposed,
+      Map<Long, PublishedSchema.Table> admitted, Set<String> tableNames) {
     Set<String> indexNames = new HashSet<>();
     for (PublishedSchema.Table t : admitted.values()) {
       PublishedSchema.Index key = t.keyIndex(true);
@@ -120,7 +130,7 @@ public final class NameAdmission {
         }
         boolean coversRefused = i.columns().stream().anyMatch(c -> kept.column(c.name()) == null);
         String name = ReplicaNames.collisionKey(ReplicaNames.table(new QualifiedName(i.schema(), i.name())));
-        boolean clashes = tableNames.containsKey(name) || !indexNames.add(name);
+        boolean clashes = tableNames.contains(name) || !indexNames.add(name);
         if (!coversRefused && !clashes) {
           indexes.add(i);
         }
@@ -128,7 +138,7 @@ public final class NameAdmission {
       tables.add(new PublishedSchema.Table(kept.oid(), kept.schemaOid(), kept.schema(), kept.name(),
           kept.replicaIdentity(), kept.columns(), indexes));
     }
-    return new Admitted(new PublishedSchema(proposed.publication(), tables), refusedTables, refusedColumns);
+    return tables;
   }
 
   /** Whether {@code t} had the same replica name when it was admitted before. */

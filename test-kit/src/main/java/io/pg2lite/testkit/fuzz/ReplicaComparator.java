@@ -1,5 +1,6 @@
 package io.pg2lite.testkit.fuzz;
 
+import io.pg2lite.protocol.schema.ReplicaNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -30,8 +31,8 @@ import java.util.TreeSet;
  */
 public final class ReplicaComparator {
   /** The replica's own tables, and its per-row version column. */
-  private static final String INTERNAL_PREFIX = "_pg2lite.";
-  private static final String ROW_VERSION = "_0_version";
+  private static final String INTERNAL_PREFIX = ReplicaNames.INTERNAL_TABLE_PREFIX;
+  private static final String ROW_VERSION = ReplicaNames.ROW_VERSION_COLUMN;
 
   private final int maxDifferences;
 

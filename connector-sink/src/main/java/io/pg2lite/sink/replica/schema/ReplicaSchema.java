@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
  */
 public final class ReplicaSchema {
   /** The column of every replica table holding the watermark of the row's last change. */
-  public static final String ROW_VERSION = "_0_version";
+  public static final String ROW_VERSION = io.pg2lite.protocol.schema.ReplicaNames.ROW_VERSION_COLUMN;
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaSchema.class);
 
   private final Connection c;
