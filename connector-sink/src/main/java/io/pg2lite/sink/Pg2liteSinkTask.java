@@ -5,6 +5,7 @@ import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.protocol.codec.ChangeLogCodec;
 import io.pg2lite.protocol.codec.ProtocolException;
+import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.sink.apply.ApplyException;
@@ -50,6 +51,8 @@ public class Pg2liteSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
   private final ChangeLogCodec codec = new ChangeLogCodec();
   private final LogContinuity continuity = new LogContinuity();
+  /** Joins split messages (docs/protocol.md, "Large messages"); reset wherever continuity restarts. */
+  private final PartJoiner parts = new PartJoiner(codec);
   private Replica replica;
   private ReplicaApplier applier;
   private SinkMetrics metrics;
@@ -103,7 +106,7 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     applier.abort();
     ReplicaState state = applier.committed();
-    continuity.restart(state);
+    restartContinuity(state);
     rewound = false;
     for (TopicPartition tp : partitions) {
       if (state.isEmpty()) {
@@ -128,7 +131,7 @@ public class Pg2liteSinkTask extends SinkTask {
   public void close(Collection<TopicPartition> partitions) {
     if (applier != null) {
       applier.abort();
-      continuity.restart(applier.committed());
+      restartContinuity(applier.committed());
     }
     rewound = false;
   }
@@ -139,7 +142,7 @@ public class Pg2liteSinkTask extends SinkTask {
     replica = opened.replica();
     applier = opened.applier();
     restoreNote = opened.restoreNote();
-    continuity.restart(applier.committed());
+    restartContinuity(applier.committed());
     snapshots.ifPresent(sn -> {
       sn.start();
       metrics.snapshots(sn);
@@ -172,6 +175,12 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
+  /** The next record must follow {@code state}'s commit; a half-joined message is dropped (it comes again). */
+  private void restartContinuity(ReplicaState state) {
+    continuity.restart(state);
+    parts.reset();
+  }
+
   @Override
   public void put(Collection<SinkRecord> records) {
     if (rewound) {
@@ -190,9 +199,12 @@ public class Pg2liteSinkTask extends SinkTask {
         }
         ChangeLogEntry entry;
         try {
-          entry = codec.decode(SinkRecords.value(r));
+          entry = parts.accept(codec.decode(SinkRecords.value(r)));
         } catch (ProtocolException e) {
           throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
+        }
+        if (entry == null) {
+          continue; // a part of a split message: applied with its last part
         }
         applier.apply(entry, SinkRecords.header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
             r.kafkaOffset(), seq);
@@ -206,7 +218,7 @@ public class Pg2liteSinkTask extends SinkTask {
       applier.flush();
     } catch (RuntimeException e) {
       applier.abort();
-      continuity.restart(applier.committed());
+      restartContinuity(applier.committed());
       throw transientOrPermanent(e);
     }
     if (applied > 0) {

@@ -46,6 +46,13 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSourceTask extends SourceTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSourceTask.class);
+  /**
+   * The record values one poll returns at most (beyond its first record). Bounds what the task and
+   * Connect hold of a large entry's parts: the rest are built on later polls. Below the
+   * exactly-once split bound's default, so a run of parts also commits its Kafka transaction
+   * every few polls rather than all at once.
+   */
+  static final long POLL_BYTES = 8L << 20;
   private final SourceWiring streams;
   private final Clock clock;
   private SourceConfig config;
@@ -137,7 +144,8 @@ public class Pg2liteSourceTask extends SourceTask {
         }
         assembler = assembled;
         pending = state.pending();
-        records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq());
+        records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq(),
+            state.recordLimit().valueLimit());
         fullBatch = upstream.batchSize();
         commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, config.splitRecords,
             config.splitBytes, System::nanoTime);
@@ -170,45 +178,46 @@ public class Pg2liteSourceTask extends SourceTask {
       Thread.sleep(100); // held by a test (TestHolds): as idle as a quiet database
       return null;
     }
-    List<Emitted> emitted;
     int batchEvents = 0;
-    boolean fromStartup = !pending.isEmpty();
-    if (fromStartup) {
-      emitted = pending;
-      pending = List.of();
-    } else {
-      List<ReplicationEvent> events = stream.poll();
-      batchEvents = events.size();
-      if (events.isEmpty()) {
-        // Caught up with complete transactions still in an open Kafka transaction: close it at a
-        // heartbeat record (same position), rather than wait for the next change.
-        emitted = uncommitted && !assembler.inTransaction() ? List.of(assembler.heartbeat()) : List.of();
+    if (!records.hasBacklog()) { // parts of a large entry (or what followed it) go first
+      List<Emitted> emitted;
+      boolean fromStartup = !pending.isEmpty();
+      if (fromStartup) {
+        emitted = pending;
+        pending = List.of();
       } else {
-        emitted = new ArrayList<>(events.size() + 2);
-        for (ReplicationEvent e : events) {
-          emitted.addAll(assembler.accept(e));
+        List<ReplicationEvent> events = stream.poll();
+        batchEvents = events.size();
+        if (events.isEmpty()) {
+          // Caught up with complete transactions still in an open Kafka transaction: close it at a
+          // heartbeat record (same position), rather than wait for the next change.
+          emitted = uncommitted && !assembler.inTransaction() ? List.of(assembler.heartbeat()) : List.of();
+        } else {
+          emitted = new ArrayList<>(events.size() + 2);
+          for (ReplicationEvent e : events) {
+            emitted.addAll(assembler.accept(e));
+          }
         }
       }
+      MainStreamState mainState = assembler.inTransaction() ? MainStreamState.IN_TRANSACTION
+          : fromStartup || batchEvents >= fullBatch ? MainStreamState.BUSY : MainStreamState.IDLE;
+      records.enqueue(multiplexer.merge(emitted, mainState, assembler.position()));
     }
-    MainStreamState mainState = assembler.inTransaction() ? MainStreamState.IN_TRANSACTION
-        : fromStartup || batchEvents >= fullBatch ? MainStreamState.BUSY : MainStreamState.IDLE;
-    emitted = multiplexer.merge(emitted, mainState, assembler.position());
-    if (emitted.isEmpty()) {
+    if (!records.hasBacklog()) {
       return null;
     }
-    List<SourceRecord> out = new ArrayList<>(emitted.size());
-    int lastBoundary = -1;
-    for (Emitted e : emitted) {
-      out.add(records.toRecord(e));
+    List<SourceRecord> out = new ArrayList<>();
+    int[] lastBoundary = {-1};
+    records.drainInto(out, POLL_BYTES, e -> {
       metrics.recordEmitted(e);
       if (e.endsTransaction()) {
-        lastBoundary = out.size() - 1;
+        lastBoundary[0] = out.size() - 1;
       }
-    }
+    });
     if (transactions != null) {
-      endKafkaTransaction(out, lastBoundary, batchEvents);
+      endKafkaTransaction(out, lastBoundary[0], batchEvents);
     }
-    return out.isEmpty() ? null : out;
+    return out;
   }
 
   /**

@@ -10,6 +10,7 @@ import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogTopic;
+import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.source.postgres.CatalogInstaller;
 import io.pg2lite.source.replication.UpstreamPositions;
@@ -53,9 +54,11 @@ final class SourceStartup {
    *     {@link LogTail#cutLiveTransaction()}); otherwise null
    * @param nextSeq the sequence number of the first record this run writes: the log's last
    *     committed record's + 1 ({@link LogTail#nextSeq()})
+   * @param recordLimit how large a record may be on the way to the topic: larger entries are cut
+   *     into parts
    */
   record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten,
-      Watermark backfillHold, long nextSeq) {}
+      Watermark backfillHold, long nextSeq, RecordLimit recordLimit) {}
 
   private final SourceConfig config;
   private final UpstreamPositions positions;
@@ -104,7 +107,9 @@ final class SourceStartup {
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
       long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
-      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq);
+      RecordLimit limit = new RecordLimit(topic.maxMessageBytes(config.topic), config.producerMaxRequestSize);
+      limit.disagreement(config.topic).ifPresent(LOG::warn);
+      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit);
     } catch (SQLException e) {
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);

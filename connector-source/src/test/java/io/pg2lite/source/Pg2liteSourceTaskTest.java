@@ -25,7 +25,9 @@ import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -72,6 +74,7 @@ class Pg2liteSourceTaskTest {
   private final List<SourceRecord> kafkaCommits = new ArrayList<>();
   private final Deque<RuntimeException> prepareFailures = new ArrayDeque<>();
   private int prepared;
+  private RecordLimit recordLimit = new RecordLimit(1_048_588, RecordLimit.PRODUCER_DEFAULT);
   private boolean exactlyOnce;
   private Pg2liteSourceTask task;
 
@@ -109,7 +112,7 @@ class Pg2liteSourceTaskTest {
       SourcePosition start = new SourcePosition(V, V.nextMinor(), Map.of("lsn", 0x1000L));
       SchemaTracker schema = new SchemaTracker(schema(table(1, "t",
           List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), pk("t_pkey", "id"))), new ProtocolSpecs(true));
-      return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5);
+      return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5, recordLimit);
     }
 
     @Override
@@ -282,6 +285,57 @@ class Pg2liteSourceTaskTest {
     assertEquals(entries(cut), repeat.subList(0, 3), "the same begin and changes, under the same watermark");
     assertEquals(Watermark.fromLsn("0/2000"), repeat.get(3).watermark());
     assertEquals(3, repeat.get(3).pos());
+  }
+
+  /**
+   * A row larger than a record: its parts fit the limit, come in order across polls (a poll holds
+   * about {@link Pg2liteSourceTask#POLL_BYTES}), carry its watermark and pos with a sequence number
+   * each, and join back into the row; the change after it waits for its last part, and the commit
+   * counts the row once.
+   */
+  @Test
+  void aRowLargerThanARecordIsWrittenInPartsOverSeveralPollsAndJoinsBack() throws Exception {
+    exactlyOnce = true;
+    start();
+    String big = "é\"x".repeat(7_000_000); // 21 M characters, 29 MB of JSON
+    List<SourceRecord> all = new ArrayList<>(poll(begin(7), new ReplicationEvent.RowChange(7, RowOp.INSERT, T,
+        List.of("id"), null, Row.of("id", Value.of(1), "v", Value.of(big))), insert(7, 2), end(7, "0/2000")));
+    int polls = 1;
+    for (List<SourceRecord> more; !(more = poll()).isEmpty(); polls++) {
+      long bytes = more.stream().mapToLong(r -> ((byte[]) r.value()).length).sum();
+      assertTrue(bytes <= Pg2liteSourceTask.POLL_BYTES + recordLimit.valueLimit(), "a poll holds " + bytes);
+      all.addAll(more);
+    }
+    assertTrue(polls >= 3, "the parts take several polls, not one: " + polls);
+    PartJoiner joiner = new PartJoiner(codec);
+    List<ChangeLogEntry> joined = new ArrayList<>();
+    long seq = 5;
+    for (SourceRecord r : all) {
+      assertTrue(((byte[]) r.value()).length <= recordLimit.valueLimit());
+      assertEquals(Long.toString(seq++), header(r, ChangeLogHeaders.SEQ), "one number per record, parts too");
+      ChangeLogEntry e = joiner.accept(entry(r));
+      if (e != null) {
+        joined.add(e);
+      }
+    }
+    assertTrue(all.size() > 30, "a 29 MB row in 1 MB records: " + all.size());
+    assertEquals(4, joined.size(), "begin, the row, the next row, commit");
+    assertEquals(Value.of(big), ((DataChange.Insert) joined.get(1).message()).row().get("v"));
+    assertEquals(1, joined.get(1).pos());
+    assertEquals(2, joined.get(2).pos());
+    assertEquals(new Commit(2, Instant.parse("2025-10-09T08:53:20Z")), joined.get(3).message());
+    assertTrue(kafkaCommits.size() >= 1, "the Kafka transaction was split inside the parts (16 MiB bound)");
+    assertSame(all.get(all.size() - 1), kafkaCommits.get(kafkaCommits.size() - 1), "and ends at the commit");
+  }
+
+  @Test
+  void aRecordLimitBelowTheTopicsCutsAtTheProducers() {
+    RecordLimit l = new RecordLimit(10_000_000, RecordLimit.PRODUCER_DEFAULT);
+    assertEquals(RecordLimit.PRODUCER_DEFAULT - 2048, l.valueLimit());
+    String w = l.disagreement("changes").orElseThrow();
+    assertTrue(w.contains("10000000") && w.contains("1048576") && w.contains("producer.override.max.request.size"), w);
+    assertTrue(new RecordLimit(1_048_588, RecordLimit.PRODUCER_DEFAULT).disagreement("changes").isEmpty(),
+        "Kafka's defaults agree");
   }
 
   @Test

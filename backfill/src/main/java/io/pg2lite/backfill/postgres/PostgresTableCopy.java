@@ -88,7 +88,8 @@ final class PostgresTableCopy implements TableCopy {
         new Relation(request.table().schema(), request.table().name(), new RowKey(key, null)), List.copyOf(copied),
         readers, total);
     copy.select = c.prepareStatement(sql + from, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
-    copy.select.setFetchSize(fetchRows);
+    copy.maxFetchRows = fetchRows;
+    copy.select.setFetchSize(1); // until a row shows how wide they are (FETCH_BYTES)
     copy.rows = copy.select.executeQuery();
     return copy;
   }
@@ -108,6 +109,12 @@ final class PostgresTableCopy implements TableCopy {
       }
     }
   }
+
+  /** What one fetch of rows may hold in memory, about. */
+  static final long FETCH_BYTES = 16L << 20;
+  private int maxFetchRows;
+  private int fetchSize = 1;
+  private long widestRow;
 
   @Override
   public Watermark snapshot() {
@@ -134,18 +141,39 @@ final class PostgresTableCopy implements TableCopy {
     long bytes = 0;
     while (out.size() < maxRows && bytes < maxBytes && (more = rows.next())) {
       List<Value> row = new ArrayList<>(readers.size());
+      long rowBytes = 0;
       for (int i = 0; i < readers.size(); i++) {
         Value v = readers.get(i).read(rows, i + 1);
-        bytes += estimatedBytes(v);
+        rowBytes += estimatedBytes(v);
         row.add(v);
       }
+      bytes += rowBytes;
       out.add(row);
+      fitFetch(rowBytes);
     }
     read += out.size();
     if (!more) {
       close(); // every row read: release the snapshot and the table's lock now
     }
     return out;
+  }
+
+  /**
+   * Sizes the next fetches to the widest row seen so far: a fetch holds about {@link #FETCH_BYTES}
+   * (at least one row, at most the configured rows). The first fetch is one row, so a table of
+   * 256 MB values never has several of them in memory at once; a table of small rows reaches the
+   * full fetch after its first row. (Postgres' own size statistics cannot tell: TOAST compresses.)
+   */
+  private void fitFetch(long rowBytes) throws SQLException {
+    if (rowBytes <= widestRow) {
+      return;
+    }
+    widestRow = rowBytes;
+    int fit = (int) Math.max(1, Math.min(maxFetchRows, FETCH_BYTES / Math.max(1, widestRow)));
+    if (fit != fetchSize) {
+      fetchSize = fit;
+      rows.setFetchSize(fit);
+    }
   }
 
   /** About the JSON size of a value: its text's length, 8 for scalars (escapes not counted). */

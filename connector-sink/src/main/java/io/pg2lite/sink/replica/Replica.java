@@ -65,6 +65,14 @@ public final class Replica implements AutoCloseable {
     sql(() -> file.limitSize(bytes));
   }
 
+  /**
+   * Lowers the longest value the replica stores (SQLite's length limit; see
+   * {@link io.pg2lite.sink.replica.lite.ValueLength}), so tests reach it without 1 GB values.
+   */
+  public void limitValueLength(int bytes) throws ReplicaException {
+    sql(() -> statements.limitLength(bytes));
+  }
+
   /** The position the file holds (what a restart resumes from). */
   public ReplicaState state() throws ReplicaException {
     try {

@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.Map;
 import io.pg2lite.backfill.schedule.BackfillScheduler;
 import io.pg2lite.connect.config.KafkaClientSettings;
+import io.pg2lite.protocol.parts.RecordValues;
+import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.connect.config.RetrySettings;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
@@ -214,6 +216,12 @@ public final class SourceConfig {
   public final Map<String, String> debeziumOverrides;
   /** The connector's name, for Debezium's logical name and MBeans. */
   public final String connectorName;
+  /**
+   * The producer's {@code max.request.size}: the connector's {@code producer.override} of it, else
+   * Kafka's default (a worker-wide setting is invisible to a connector; override it here when the
+   * worker lowers it).
+   */
+  public final int producerMaxRequestSize;
 
   public SourceConfig(Map<String, String> props) {
     AbstractConfig c = new AbstractConfig(configDef(), props, false);
@@ -252,6 +260,23 @@ public final class SourceConfig {
     });
     debeziumOverrides = Map.copyOf(overrides);
     connectorName = props.getOrDefault("name", "pg2lite-source");
+    producerMaxRequestSize = producerMaxRequestSize(props.get(RecordLimit.PRODUCER_OVERRIDE));
+  }
+
+  private static int producerMaxRequestSize(String value) {
+    if (value == null || value.isBlank()) {
+      return RecordLimit.PRODUCER_DEFAULT;
+    }
+    try {
+      int v = Integer.parseInt(value.trim());
+      if (v >= RecordValues.MIN_LIMIT + 4096) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw new org.apache.kafka.common.config.ConfigException(RecordLimit.PRODUCER_OVERRIDE, value,
+        "must be a whole number of bytes of at least " + (RecordValues.MIN_LIMIT + 4096));
   }
 
   public String jdbcUrl() {

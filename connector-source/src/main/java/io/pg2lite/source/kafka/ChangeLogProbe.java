@@ -6,12 +6,15 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The live Kafka check of {@code validate()}: the broker is reachable, and the change-log topic has
  * exactly one partition, or does not exist yet and may be created.
  */
 public final class ChangeLogProbe {
+  private static final Logger LOG = LoggerFactory.getLogger(ChangeLogProbe.class);
   private final SourceConfig config;
 
   public ChangeLogProbe(SourceConfig config) {
@@ -20,14 +23,29 @@ public final class ChangeLogProbe {
 
   public List<ConfigProblem> problems() {
     Optional<Integer> partitions;
+    ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, withTimeouts(config.kafkaClientProps));
     try {
-      partitions = new ChangeLogTopic(config.kafkaBootstrapServers, withTimeouts(config.kafkaClientProps))
-          .partitions(config.topic);
+      partitions = topic.partitions(config.topic);
     } catch (RuntimeException e) {
       return List.of(new ConfigProblem(SourceConfig.KAFKA_BOOTSTRAP_CONFIG, "cannot reach Kafka at "
           + config.kafkaBootstrapServers + ": " + e.getMessage()));
     }
+    warnOnRecordLimits(topic);
     return topicProblems(config, partitions);
+  }
+
+  /**
+   * Connect's validation has errors only, and disagreeing limits break nothing (records are cut to
+   * the smaller), so a disagreement is a warning in the worker's log, not a refused config. The
+   * task warns again on every start.
+   */
+  private void warnOnRecordLimits(ChangeLogTopic topic) {
+    try {
+      new RecordLimit(topic.maxMessageBytes(config.topic), config.producerMaxRequestSize).disagreement(config.topic)
+          .ifPresent(w -> LOG.warn("Connector {}: {}", config.connectorName, w));
+    } catch (RuntimeException e) {
+      LOG.debug("Cannot read the record limits of topic {}", config.topic, e);
+    }
   }
 
   /** What is wrong with the topic, given its partition count (empty: it does not exist). */

@@ -10,8 +10,11 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
+import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.TopicExistsException;
@@ -39,6 +42,39 @@ public final class ChangeLogTopic {
       throw new ConnectException("cannot describe topic " + topic + ": " + e.getCause().getMessage(), e.getCause());
     } catch (TimeoutException e) {
       throw new org.apache.kafka.common.errors.TimeoutException("no answer from Kafka describing topic " + topic, e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted describing topic " + topic, e);
+    }
+  }
+
+  /**
+   * The largest record batch {@code topic} accepts ({@code max.message.bytes}, as the broker
+   * applies it: the topic's own setting or the broker's default). For a topic that does not exist
+   * yet, the broker default it would be created with ({@code message.max.bytes} of a broker).
+   */
+  public int maxMessageBytes(String topic) {
+    try (Admin admin = Admin.create(log.clientProps())) {
+      ConfigResource resource;
+      String key;
+      if (partitions(topic).isPresent()) {
+        resource = new ConfigResource(ConfigResource.Type.TOPIC, topic);
+        key = "max.message.bytes";
+      } else {
+        int broker = admin.describeCluster().nodes().get(ChangeLogPartition.TIMEOUT_MS, TimeUnit.MILLISECONDS)
+            .iterator().next().id();
+        resource = new ConfigResource(ConfigResource.Type.BROKER, Integer.toString(broker));
+        key = "message.max.bytes";
+      }
+      Config config = admin.describeConfigs(List.of(resource)).all().get(ChangeLogPartition.TIMEOUT_MS,
+          TimeUnit.MILLISECONDS).get(resource);
+      return Integer.parseInt(config.get(key).value());
+    } catch (ExecutionException e) {
+      throw new ConnectException("cannot read the record size limit of topic " + topic + ": "
+          + e.getCause().getMessage(), e.getCause());
+    } catch (TimeoutException e) {
+      throw new org.apache.kafka.common.errors.TimeoutException("no answer from Kafka describing the configuration "
+          + "of topic " + topic, e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted describing topic " + topic, e);

@@ -4,8 +4,11 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.watermark.Watermark;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -25,8 +28,17 @@ import java.nio.charset.StandardCharsets;
  * <p>Thread-safe: the factory is shared, each call uses its own parser or generator.
  */
 public final class ChangeLogCodec {
+  /**
+   * Jackson's default limits (a 20-million-character string, 1,000-digit numbers) are below what
+   * Postgres stores (1 GB values): the log carries any value, so a string or a number is limited
+   * only by memory. Depth stays bounded (Postgres arrays have at most 6 dimensions).
+   */
   private final JsonFactory factory = JsonFactory.builder()
       .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+      .streamReadConstraints(StreamReadConstraints.builder()
+          .maxStringLength(Integer.MAX_VALUE)
+          .maxNumberLength(Integer.MAX_VALUE)
+          .build())
       .build();
 
   /** The record value for {@code entry}. */
@@ -38,6 +50,15 @@ public final class ChangeLogCodec {
       throw new UncheckedIOException("cannot encode change-log entry", e);
     }
     return out.toByteArray();
+  }
+
+  /** Writes the record value for {@code entry} to {@code out} (a large entry's segmented buffer). */
+  public void encode(ChangeLogEntry entry, java.io.OutputStream out) {
+    try (JsonGenerator gen = factory.createGenerator(out)) {
+      new EntryWriter(gen).write(entry);
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot encode change-log entry", e);
+    }
   }
 
   /** The record value for {@code entry}, as a string. */
@@ -60,6 +81,52 @@ public final class ChangeLogCodec {
     } catch (IOException e) {
       throw new ProtocolException("/", "malformed JSON: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * Decodes the JSON of a message alone ({@code {"tag":...}}), as the joined parts of a split
+   * message hold it (docs/protocol.md, "Large messages").
+   */
+  public Message decodeMessage(byte[] json, int offset, int length) {
+    try (JsonParser parser = factory.createParser(json, offset, length)) {
+      try {
+        return new EntryReader(parser).messageOnly();
+      } catch (JsonProcessingException e) {
+        throw new ProtocolException("/message" + parser.getParsingContext().pathAsPointer().toString(),
+            "malformed JSON: " + e.getOriginalMessage(), e);
+      }
+    } catch (IOException e) {
+      throw new ProtocolException("/message", "malformed JSON: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * The record value of one part of a split message: {@code length} bytes of the message's UTF-8
+   * JSON from {@code offset}, written as the part's {@code text} (escaped as JSON) without first
+   * becoming a Java string.
+   */
+  public byte[] encodePart(Watermark watermark, long pos, int index, int count, long size, byte[] utf8, int offset,
+      int length) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(length + length / 8 + 160);
+    try (JsonGenerator gen = factory.createGenerator(out)) {
+      gen.writeStartObject();
+      gen.writeNumberField("v", ChangeLogEntry.PROTOCOL_VERSION);
+      gen.writeStringField("watermark", watermark.toString());
+      gen.writeNumberField("pos", pos);
+      gen.writeFieldName("message");
+      gen.writeStartObject();
+      gen.writeStringField("tag", "part");
+      gen.writeNumberField("index", index);
+      gen.writeNumberField("count", count);
+      gen.writeNumberField("size", size);
+      gen.writeFieldName("text");
+      gen.writeUTF8String(utf8, offset, length);
+      gen.writeEndObject();
+      gen.writeEndObject();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot encode a change-log part", e);
+    }
+    return out.toByteArray();
   }
 
   /** Decodes one record value given as a string. */

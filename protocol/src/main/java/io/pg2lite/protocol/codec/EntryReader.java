@@ -6,6 +6,7 @@ import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillStatus;
@@ -77,6 +78,7 @@ final class EntryReader {
       case "begin" -> begin();
       case "commit" -> commit();
       case "rollback" -> rollback();
+      case "part" -> part();
       case "insert", "update", "delete", "truncate", "backfill" -> dataChange(tag);
       case "create-table", "rename-table", "update-table-metadata", "add-column", "update-column", "drop-column",
           "drop-table", "create-index", "drop-index", "backfill-completed" -> new SchemaChangeReader(in, struct).read(tag);
@@ -127,6 +129,35 @@ final class EntryReader {
       }
     }
     return new Rollback(reason);
+  }
+
+  private Part part() throws IOException {
+    Integer index = null;
+    Integer count = null;
+    Long size = null;
+    String text = null;
+    for (String f; (f = in.nextField()) != null; ) {
+      switch (f) {
+        case "index" -> index = in.int32();
+        case "count" -> count = in.int32();
+        case "size" -> size = in.int64();
+        case "text" -> text = in.string();
+        default -> throw in.unknownField(f);
+      }
+    }
+    try {
+      return new Part(struct.required(index, "index"), struct.required(count, "count"), struct.required(size, "size"),
+          struct.required(text, "text"));
+    } catch (IllegalArgumentException e) {
+      throw in.error(e.getMessage());
+    }
+  }
+
+  /** Reads a message alone, as the joined text of a split message holds it. */
+  Message messageOnly() throws IOException {
+    Message m = message();
+    in.expectEnd();
+    return m;
   }
 
   private DataChange dataChange(String tag) throws IOException {

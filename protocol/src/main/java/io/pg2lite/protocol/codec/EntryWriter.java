@@ -7,6 +7,7 @@ import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
@@ -59,6 +60,11 @@ final class EntryWriter {
       optionalString("reason", r.reason());
     } else if (message instanceof Change c) {
       writeChange(c);
+    } else if (message instanceof Part p) {
+      gen.writeNumberField("index", p.index());
+      gen.writeNumberField("count", p.count());
+      gen.writeNumberField("size", p.size());
+      gen.writeStringField("text", p.text());
     } else {
       throw new IllegalStateException("unhandled " + message.getClass().getName());
     }

@@ -12,7 +12,7 @@ package io.pg2lite.protocol.message;
  * handler forgets fails loudly on its first record, never passes silently. Adding a kind means
  * finding those chains (search for "unhandled").
  */
-public sealed interface Message permits Begin, Commit, Rollback, Change {
+public sealed interface Message permits Begin, Commit, Rollback, Change, Part {
   /** The record-level kind of this message. */
   MessageKind kind();
 

@@ -5,6 +5,7 @@ import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
@@ -97,6 +98,7 @@ public final class ProtocolExamples {
         new BackfillStatus(2, 2, 40L)));
     put(m, backfillTx, 2, new SchemaChange.BackfillCompleted(keyOnly, List.of("created"), snapshot,
         new BackfillStatus(2, 2, null)));
+    put(m, PRE_COMMIT, 1, new Part(0, 3, 2210, "{\"tag\":\"insert\",\"relation\":{\"schema\":\"public\",\"name\":\"doc\""));
     put(m, Watermark.fromLsn("0/16B3800").nextMajor(), 3, new Rollback("source restarted inside this transaction"));
     return m;
   }

@@ -14,8 +14,9 @@ import java.util.stream.Collectors;
  * draws from the same {@link Draws}, and writes rows through {@link DmlStatements}.
  */
 final class DdlStatements extends GeneratorPart {
+  /** Odd names; the last is 55 bytes, so with its number (up to 7 characters) it reaches Postgres' 63-byte limit. */
   private static final String[] TABLE_NAMES = {"t", "Mixed Case", "with space", "q\"uote", "semi;colon", "dot.ted",
-      "été", "UPPER", "select"};
+      "été", "UPPER", "select", "long name near the 63-byte limit of Postgres: ünïcød"};
   private static final String[] COLUMN_NAMES = {"c", "Camel", "two words", "q\"col", "from", "ünï", "a.b", "DESC"};
   private static final String[] KEY_NAMES = {"id", "Id Key", "order"};
   private static final int MAX_COLUMNS = 10;

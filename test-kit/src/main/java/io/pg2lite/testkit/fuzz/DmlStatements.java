@@ -80,6 +80,9 @@ final class DmlStatements extends GeneratorPart {
     if (allowDefaultKeyword && on(FuzzFeature.DEFAULTS) && c.dflt != null && chance(10)) {
       return "DEFAULT";
     }
+    if (c.type.toastable() && on(FuzzFeature.LARGE_VALUES) && chance(8) && !indexed(t, c)) {
+      return literals.large();
+    }
     if (c.type.toastable() && on(FuzzFeature.TOAST) && chance(15) && !indexed(t, c)) {
       return literals.toasted();
     }

@@ -17,6 +17,11 @@ public enum FuzzFeature {
   DEFAULTS,
   /** Text values over 8 kB stored out of line, and updates that leave them unchanged. */
   TOAST,
+  /**
+   * Text values of 1 to 3 MB (a few percent of rows): larger than Kafka's default record, so the
+   * change log carries them in parts (docs/protocol.md, "Large messages").
+   */
+  LARGE_VALUES,
   /** float NaN and ±Infinity. */
   FLOAT_SPECIALS,
   /** float -0.0 (issue 10: not kept exactly). */

@@ -89,6 +89,15 @@ final class Literals {
         + (280 + random.nextInt(100)) + ") g)";
   }
 
+  /**
+   * A text value of 1 to 3.2 MB, over Kafka's default record size, built by Postgres from a tag
+   * (md5 digits do not compress much, so it is large on every path).
+   */
+  String large() {
+    return "(SELECT string_agg(md5(" + quote("L" + random.nextInt(1_000_000)) + " || g), '') FROM generate_series(1, "
+        + (32_000 + random.nextInt(68_000)) + ") g)";
+  }
+
   private String pick(List<String> edges, java.util.function.Supplier<String> ordinary) {
     return random.nextInt(3) == 0 ? edges.get(random.nextInt(edges.size())) : ordinary.get();
   }

@@ -6,6 +6,8 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.HashMap;
 import java.util.Map;
+import org.sqlite.SQLiteConnection;
+import org.sqlite.SQLiteLimits;
 
 /**
  * The prepared statements of the replica's connection, cached by their SQL: row writes reuse a
@@ -39,6 +41,19 @@ public final class Statements {
     try (Statement s = c.createStatement()) {
       s.execute(sql);
     }
+  }
+
+  /**
+   * The longest string or BLOB SQLite stores on this connection ({@code SQLITE_LIMIT_LENGTH}),
+   * read from SQLite each time: it is the build's maximum unless lowered ({@link #limitLength}).
+   */
+  public long lengthLimit() throws SQLException {
+    return c.unwrap(SQLiteConnection.class).getDatabase().limit(SQLiteLimits.SQLITE_LIMIT_LENGTH.getId(), -1);
+  }
+
+  /** Lowers the length limit (it cannot be raised past the build's): tests reach it without 1 GB values. */
+  public void limitLength(int bytes) throws SQLException {
+    c.unwrap(SQLiteConnection.class).getDatabase().limit(SQLiteLimits.SQLITE_LIMIT_LENGTH.getId(), bytes);
   }
 
   /** Closes and forgets every statement. */

@@ -11,6 +11,7 @@ import io.pg2lite.sink.replica.changelog.RowKeyText;
 import io.pg2lite.sink.replica.file.Statements;
 import io.pg2lite.sink.replica.lite.LiteTypes;
 import io.pg2lite.sink.replica.lite.LiteValues;
+import io.pg2lite.sink.replica.lite.ValueLength;
 import io.pg2lite.sink.replica.schema.LiteTable;
 import io.pg2lite.sink.replica.schema.ReplicaSchema;
 import java.sql.PreparedStatement;
@@ -85,8 +86,15 @@ public final class BackfillMerge {
     PreparedStatement ps = null;
     boolean[] psMask = null;
     int pending = 0;
+    long lengthLimit = statements.lengthLimit();
     for (int r = 0; r < b.rowValues().size(); r++) {
       List<Value> values = b.rowValues().get(r);
+      long rowBytes = 0;
+      for (int k = keyCols.size(); k < cols.size(); k++) {
+        rowBytes += ValueLength.check(values.get(k), storage.get(k), lengthLimit, t.name(), cols.get(k),
+            () -> keyText(keyCols, values));
+      }
+      ValueLength.checkRow(rowBytes, lengthLimit, t.name(), () -> keyText(keyCols, values));
       LastChange last = consult ? lastChanges.get(rowKeys.get(r)) : null;
       if (last != null && last.op() == Operation.DELETE && last.isAfter(snapshot)) {
         continue; // deleted after the snapshot: never resurrect it
@@ -116,6 +124,14 @@ public final class BackfillMerge {
     if (pending > 0) {
       ps.executeBatch();
     }
+  }
+
+  private static String keyText(List<String> keyCols, List<Value> values) {
+    StringBuilder b = new StringBuilder("{");
+    for (int k = 0; k < keyCols.size(); k++) {
+      b.append(k > 0 ? ", " : "").append(keyCols.get(k)).append('=').append(ValueLength.display(values.get(k)));
+    }
+    return b.append('}').toString();
   }
 
   private static void checkWidths(LiteTable t, List<List<Value>> rows, int width) {

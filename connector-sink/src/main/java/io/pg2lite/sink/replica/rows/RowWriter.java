@@ -9,6 +9,7 @@ import io.pg2lite.sink.replica.changelog.RowChangeLog;
 import io.pg2lite.sink.replica.file.Statements;
 import io.pg2lite.sink.replica.lite.LiteValues;
 import io.pg2lite.sink.replica.lite.SqlNames;
+import io.pg2lite.sink.replica.lite.ValueLength;
 import io.pg2lite.sink.replica.merge.KeyChange;
 import io.pg2lite.sink.replica.schema.LiteTable;
 import io.pg2lite.sink.replica.schema.ReplicaSchema;
@@ -79,6 +80,7 @@ public final class RowWriter {
 
   private void insert(DataChange.Insert i, Watermark version) throws SQLException {
     LiteTable t = schema.requireForRows(i.relation().table());
+    checkLengths(t, i.relation(), i.row(), i.row());
     upserts.upsert(t, i.row(), version);
     // A table without a row key takes inserts only (Postgres refuses its updates and deletes
     // when published); its inserts need no key and no change-log entry.
@@ -99,6 +101,7 @@ public final class RowWriter {
     if (!oldKey.equals(newKey) && keyChange.ontoExistingRow(t, oldKey, newKey, u.row(), version)) {
       return;
     }
+    checkLengths(t, u.relation(), u.row(), u.key() == null ? u.row() : u.key());
     StringBuilder set = new StringBuilder();
     for (String col : u.row().values().keySet()) {
       t.storage(col);
@@ -120,6 +123,36 @@ public final class RowWriter {
       changeLog.delete(t, oldKey);
     }
     changeLog.set(t, newKey, u.row());
+  }
+
+  /** Every value of {@code row} fits SQLite ({@link ValueLength}); {@code keyRow} names the row if not. */
+  private void checkLengths(LiteTable t, Relation relation, Row row, Row keyRow) throws SQLException {
+    long limit = -1;
+    long rowBytes = 0;
+    for (Map.Entry<String, Value> e : row.values().entrySet()) {
+      Value v = e.getValue();
+      if (v instanceof Value.Text || v instanceof Value.Array) {
+        if (limit < 0) {
+          limit = statements.lengthLimit();
+        }
+        rowBytes += ValueLength.check(v, t.storage(e.getKey()), limit, t.name(), e.getKey(),
+            () -> keyText(relation, keyRow));
+      }
+    }
+    if (limit >= 0) {
+      ValueLength.checkRow(rowBytes, limit, t.name(), () -> keyText(relation, keyRow));
+    }
+  }
+
+  private static String keyText(Relation relation, Row row) {
+    StringBuilder b = new StringBuilder("{");
+    for (String col : relation.rowKey().columns().isEmpty() ? row.values().keySet()
+        : relation.rowKey().columns()) {
+      String text = ValueLength.display(row.get(col));
+      b.append(b.length() > 1 ? ", " : "").append(col).append('=')
+          .append(text.length() > 100 ? text.substring(0, 100) + "…" : text);
+    }
+    return b.append('}').toString();
   }
 
   private void delete(DataChange.Delete d) throws SQLException {
