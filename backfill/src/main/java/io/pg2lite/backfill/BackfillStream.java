@@ -71,6 +71,31 @@ public final class BackfillStream implements AutoCloseable {
   private String cachedJson;
   /** No backfill transaction until a commit at or above this is written; null when none is due. */
   private Watermark holdUntil;
+  /**
+   * The requests, as the very objects, that were required when the copy source's shared snapshot
+   * was last asked for: a copy may read that snapshot only for one of these. A request is
+   * immutable and every transition replaces it, so one that changed since (a column added, its
+   * metadata updated, a rename) is not here and gets a snapshot of its own, taken after the
+   * change: a snapshot older than the change that required a copy would miss rows written before
+   * the table was published, which the stream never carries. Emptied whenever a copy fails, is
+   * cancelled or abandoned, and when a committed update carries an old key (a row-key change: a
+   * copy must not read a snapshot from before it).
+   */
+  private final java.util.Set<io.pg2lite.backfill.state.BackfillRequest> snapshotServes =
+      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** Whether the copy being opened reads the shared snapshot (so opening it is only queries). */
+  private boolean openingShares;
+  /**
+   * {@code backfill-completed} entries of the transaction being built, which the state machine
+   * was told of as they were added (so the next copy can start in the same transaction); when the
+   * caller feeds them to {@link #observe} in log order they are not told again. Equivalent to
+   * telling it then: everything written before them was observed already, and nothing between
+   * them and their commit changes what the machine decides.
+   */
+  private final java.util.Set<ChangeLogEntry> observedEarly =
+      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** How long a transaction waits for the next copy's opening on the shared snapshot. */
+  static final long CHAIN_WAIT_MS = 50;
 
   /**
    * @param lastWritten the last commit watermark in the change log (main or backfill)
@@ -125,6 +150,9 @@ public final class BackfillStream implements AutoCloseable {
 
   /** One entry written to the change log, in log order. */
   public void observe(ChangeLogEntry entry) {
+    if (entry.message() instanceof DataChange.Update u && u.key() != null) {
+      snapshotServes.clear();
+    }
     if (entry.message() instanceof Commit && !entry.watermark().hasMinor()) {
       scheduler.mainTransactionWritten(clockMillis.getAsLong()); // backfill commits carry a minor
     }
@@ -136,7 +164,9 @@ public final class BackfillStream implements AutoCloseable {
         holdUntil = null;
       }
     }
-    state.observe(entry);
+    if (!observedEarly.remove(entry)) {
+      state.observe(entry);
+    }
   }
 
   /** The main stream advanced to {@code watermark} without writing a transaction. */
@@ -190,8 +220,12 @@ public final class BackfillStream implements AutoCloseable {
     long rows = 0;
     try {
       rows = addCopied(tx, entries, batches, scheduler.readDeadline(now));
+    } catch (BackfillFailedException e) {
+      throw e;
     } catch (Exception e) {
-      failed(run, e);
+      if (run != null) {
+        failed(run, e);
+      }
       closeCopy();
     }
     if (entries.size() == 1) {
@@ -206,35 +240,73 @@ public final class BackfillStream implements AutoCloseable {
 
   /**
    * Adds up to {@code batches} backfill records to the transaction (no new one once the clock passes
-   * {@code deadline}), then {@code backfill-completed}
-   * if the copy has read everything and the log has reached its snapshot; returns the rows added.
+   * {@code deadline}), then {@code backfill-completed} if the copy has read everything and the log
+   * has reached its snapshot; returns the rows added. A copy that completes with batches and time
+   * to spare is followed, in the same transaction, by the next one when that one reads the shared
+   * snapshot: a thousand small tables then take tens of transactions, not a thousand.
    */
   private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches, long deadline)
       throws Exception {
     long rows = 0;
-    for (int b = 0; b < batches && !copyFinished && (b == 0 || clockMillis.getAsLong() < deadline); b++) {
-      if (!TestHolds.admits(TestHolds.COPY, copy.relation().table(), copy.status().rows())) {
-        break; // held by a test (TestHolds): nothing more of this copy for now
+    int b = 0;
+    while (true) {
+      for (; b < batches && !copyFinished && (b == 0 || clockMillis.getAsLong() < deadline); b++) {
+        if (!TestHolds.admits(TestHolds.COPY, copy.relation().table(), copy.status().rows())) {
+          return rows; // held by a test (TestHolds): nothing more of this copy for now
+        }
+        List<List<Value>> batch = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
+        if (batch.isEmpty()) {
+          copyFinished = true;
+        } else if (copy.relation().rowKey().columns().isEmpty()) {
+          throw new MissingRowKeyException(run.request().key());
+        } else {
+          entries.add(new ChangeLogEntry(tx, entries.size(), new DataChange.Backfill(copy.relation(), copy.columns(),
+              copy.snapshot(), batch, copy.status())));
+          rows += batch.size();
+          copyFinished = copy.finished();
+        }
       }
-      List<List<Value>> batch = copy.next(batchRows, MAX_RECORD_VALUE_BYTES);
-      if (batch.isEmpty()) {
-        copyFinished = true;
-      } else if (copy.relation().rowKey().columns().isEmpty()) {
-        throw new MissingRowKeyException(run.request().key());
-      } else {
-        entries.add(new ChangeLogEntry(tx, entries.size(), new DataChange.Backfill(copy.relation(), copy.columns(),
-            copy.snapshot(), batch, copy.status())));
-        rows += batch.size();
+      if (!copyFinished || !state.reached(copy.snapshot())) {
+        return rows;
       }
-    }
-    if (copyFinished && state.reached(copy.snapshot())) {
-      entries.add(new ChangeLogEntry(tx, entries.size(), new SchemaChange.BackfillCompleted(copy.relation(),
-          copy.columns(), copy.snapshot(), copy.status())));
+      ChangeLogEntry completed = new ChangeLogEntry(tx, entries.size(), new SchemaChange.BackfillCompleted(
+          copy.relation(), copy.columns(), copy.snapshot(), copy.status()));
+      entries.add(completed);
+      state.observe(completed); // the next copy may start now (observedEarly)
+      observedEarly.add(completed);
       LOG.info("Backfill of {} complete: {} rows from the snapshot at {}", run.request().key(), copy.status().rows(),
           copy.snapshot());
       closeCopy();
+      if (b >= batches || clockMillis.getAsLong() >= deadline || !continueWithNext(clockMillis.getAsLong())) {
+        return rows;
+      }
     }
-    return rows;
+  }
+
+  /**
+   * After a copy completed inside a transaction: starts the next, and when it reads the shared
+   * snapshot (its opening is a few queries) waits for it up to {@link #CHAIN_WAIT_MS}; true when
+   * it is open and the transaction may go on with it.
+   */
+  private boolean continueWithNext(long now) {
+    if (state.retryDelay(now) > 0) {
+      return false;
+    }
+    prepareCopy(now);
+    if (run == null || opening == null || !openingShares) {
+      return false; // a new snapshot costs more: its opening goes on in the background, for the next turn
+    }
+    try {
+      opening.get(CHAIN_WAIT_MS, java.util.concurrent.TimeUnit.MILLISECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      return false;
+    } catch (java.util.concurrent.ExecutionException e) {
+      // ensureCopy reports it
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+    return ensureCopy(now);
   }
 
   /**
@@ -285,6 +357,7 @@ public final class BackfillStream implements AutoCloseable {
     if (run.minSnapshot() != null && copy.snapshot().compareTo(run.minSnapshot()) < 0) {
       LOG.info("Restarting the backfill of {}: a row-key change at {} postdates its snapshot at {}",
           run.request().key(), run.minSnapshot(), copy.snapshot());
+      snapshotServes.clear();
       state.abandoned(run);
       closeCopy();
       return false;
@@ -293,16 +366,23 @@ public final class BackfillStream implements AutoCloseable {
   }
 
   private java.util.concurrent.CompletableFuture<TableCopy> open(io.pg2lite.backfill.state.BackfillRequest request) {
+    boolean share = snapshotServes.contains(request);
+    openingShares = share;
+    if (!share) {
+      // The snapshot taken for this copy comes after every request required now.
+      snapshotServes.clear();
+      snapshotServes.addAll(state.required());
+    }
     if (opener == null) {
       try {
-        return java.util.concurrent.CompletableFuture.completedFuture(source.open(request));
+        return java.util.concurrent.CompletableFuture.completedFuture(source.open(request, share));
       } catch (Exception e) {
         return java.util.concurrent.CompletableFuture.failedFuture(e);
       }
     }
     return java.util.concurrent.CompletableFuture.supplyAsync(() -> {
       try {
-        return source.open(request);
+        return source.open(request, share);
       } catch (Exception e) {
         throw new java.util.concurrent.CompletionException(e);
       }
@@ -311,6 +391,7 @@ public final class BackfillStream implements AutoCloseable {
 
   /** A copy failed: retried later when {@link CopyFailures} says so, else the task stops. */
   private void failed(RunningBackfill failedRun, Exception e) {
+    snapshotServes.clear();
     if (!CopyFailures.retriable(e)) {
       closeCopy();
       throw new BackfillFailedException(failedRun.request().key().toString(), e);
@@ -323,6 +404,7 @@ public final class BackfillStream implements AutoCloseable {
       if (run.isCancelled()) {
         LOG.info("Backfill of {} stopped: {}", run.request().key(), run.cancelledReason());
       }
+      snapshotServes.clear();
       closeCopy();
     }
   }
@@ -338,13 +420,30 @@ public final class BackfillStream implements AutoCloseable {
     }
     run = null;
     copyFinished = false;
+    if (!state.hasRequired()) {
+      releaseSnapshot(); // nothing left to copy: end the shared snapshot's transaction now
+    }
+  }
+
+  /** Ends the copy source's shared snapshot, after any open under way (on the opener's thread, in order). */
+  private void releaseSnapshot() {
+    snapshotServes.clear();
+    if (opener != null) {
+      opener.execute(source::release);
+    } else {
+      source.release();
+    }
   }
 
   @Override
   public void close() {
     closeCopy();
+    snapshotServes.clear();
     if (opener != null) {
+      opener.execute(source::release);
       opener.shutdown();
+    } else {
+      source.release();
     }
   }
 }

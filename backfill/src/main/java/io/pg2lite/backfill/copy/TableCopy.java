@@ -28,6 +28,14 @@ public interface TableCopy extends AutoCloseable {
    */
   List<List<Value>> next(int maxRows, long maxBytes) throws Exception;
 
+  /**
+   * Whether every row has been read, when the copy can tell without another {@link #next} (which
+   * would then return an empty list): a small table completes in the batch that read it.
+   */
+  default boolean finished() {
+    return false;
+  }
+
   /** Rows read so far, and in the snapshot. */
   BackfillStatus status();
 

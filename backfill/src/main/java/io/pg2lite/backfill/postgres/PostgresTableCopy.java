@@ -22,11 +22,17 @@ import java.util.Map;
  * memory holds one fetch whatever the table's size. The publication's row filter, if any, is the
  * copy's WHERE clause: a replica holds exactly the rows the publication would stream.
  *
- * <p>Locks: reading holds an ACCESS SHARE lock on the table, so DDL on it (ALTER TABLE, DROP)
- * waits until the copy has read its last row. The snapshot's transaction ends as soon as the
- * last row is read, not when {@code backfill-completed} is written, to keep that wait short.
+ * <p>The snapshot's transaction belongs to {@link SharedSnapshot}, which several copies may read
+ * in turn; a copy closes only its own cursor, and tells the snapshot when it has read its last
+ * row ({@link SharedSnapshot#copyClosed}).
+ *
+ * <p>Locks: reading holds an ACCESS SHARE lock on the table until the snapshot's transaction
+ * ends, so DDL on it (ALTER TABLE, DROP) waits that long: a snapshot is shared for at most
+ * {@link SharedSnapshot#MAX_AGE_MS} and ends once it is that old and a copy has read its last
+ * row, not when {@code backfill-completed} is written, to keep that wait short.
  */
 final class PostgresTableCopy implements TableCopy {
+  private final SharedSnapshot shared;
   private final Connection connection;
   private final Watermark snapshot;
   private final Relation relation;
@@ -37,9 +43,10 @@ final class PostgresTableCopy implements TableCopy {
   private ResultSet rows;
   private long read;
 
-  private PostgresTableCopy(Connection connection, Watermark snapshot, Relation relation, List<String> columns,
+  private PostgresTableCopy(SharedSnapshot shared, Watermark snapshot, Relation relation, List<String> columns,
       List<ColumnReader> readers, long totalRows) {
-    this.connection = connection;
+    this.shared = shared;
+    this.connection = shared.connection();
     this.snapshot = snapshot;
     this.relation = relation;
     this.columns = columns;
@@ -47,14 +54,14 @@ final class PostgresTableCopy implements TableCopy {
     this.totalRows = totalRows;
   }
 
-  static PostgresTableCopy open(Connection c, BackfillRequest request, Watermark snapshot, String publication,
-      int fetchRows) throws SQLException {
-    // The row filter first, while this transaction holds no lock: pg_publication_tables takes
-    // (and releases) ACCESS SHARE on every table of the publication. Asked after validate() has
-    // locked the copied table, it waited on another published table while holding this one, and
-    // deadlocked with a TRUNCATE or ALTER of both (ValuesIT, TRUNCATE a, b during the copy of b).
-    // Asked first, it can only wait, never take part in a cycle.
-    String filter = rowFilter(c, request, publication);
+  /**
+   * @param filter the publication's row filter for the table, or null; read by the caller outside
+   *     the snapshot's transaction ({@link SharedSnapshot#rowFilter})
+   */
+  static PostgresTableCopy open(SharedSnapshot shared, BackfillRequest request, String filter, int fetchRows)
+      throws SQLException {
+    Connection c = shared.connection();
+    Watermark snapshot = shared.watermark();
     Map<String, ColumnType> types = SnapshotSchema.validate(c, request);
     List<String> key = List.copyOf(request.metadata().rowKey().keySet());
     List<String> copied = new ArrayList<>();
@@ -84,7 +91,7 @@ final class PostgresTableCopy implements TableCopy {
     if (all.isEmpty()) {
       throw new SchemaIncompatibilityException("nothing to copy for " + request.key());
     }
-    PostgresTableCopy copy = new PostgresTableCopy(c, snapshot,
+    PostgresTableCopy copy = new PostgresTableCopy(shared, snapshot,
         new Relation(request.table().schema(), request.table().name(), new RowKey(key, null)), List.copyOf(copied),
         readers, total);
     copy.select = c.prepareStatement(sql + from, ResultSet.TYPE_FORWARD_ONLY, ResultSet.CONCUR_READ_ONLY);
@@ -92,22 +99,6 @@ final class PostgresTableCopy implements TableCopy {
     copy.select.setFetchSize(1); // until a row shows how wide they are (FETCH_BYTES)
     copy.rows = copy.select.executeQuery();
     return copy;
-  }
-
-  /** The publication's row filter for the table (Postgres 15+), or null. */
-  private static String rowFilter(Connection c, BackfillRequest request, String publication) throws SQLException {
-    if (c.getMetaData().getDatabaseMajorVersion() < 15) {
-      return null;
-    }
-    try (PreparedStatement ps = c.prepareStatement("SELECT rowfilter FROM pg_catalog.pg_publication_tables "
-        + "WHERE pubname = ? AND schemaname = ? AND tablename = ?")) {
-      ps.setString(1, publication);
-      ps.setString(2, request.table().schema());
-      ps.setString(3, request.table().name());
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() && rs.getString(1) != null ? "(" + rs.getString(1) + ")" : null;
-      }
-    }
   }
 
   /** What one fetch of rows may hold in memory, about. */
@@ -153,7 +144,7 @@ final class PostgresTableCopy implements TableCopy {
     }
     read += out.size();
     if (!more) {
-      close(); // every row read: release the snapshot and the table's lock now
+      close(); // every row read: the cursor goes, and an old snapshot's transaction with the table's lock
     }
     return out;
   }
@@ -191,6 +182,12 @@ final class PostgresTableCopy implements TableCopy {
     return 8;
   }
 
+  /** The cursor is closed once a fetch ends the rows. */
+  @Override
+  public boolean finished() {
+    return rows == null;
+  }
+
   @Override
   public BackfillStatus status() {
     return new BackfillStatus(read, totalRows, null);
@@ -204,13 +201,12 @@ final class PostgresTableCopy implements TableCopy {
     try {
       rows.close();
       select.close();
-      connection.rollback();
     } catch (SQLException ignored) {
-      // the connection is closed next either way
+      // the snapshot's transaction ends soon either way
     }
     rows = null;
     select = null;
-    PostgresTableCopySource.closeQuietly(connection);
+    shared.copyClosed();
   }
 
   static String quote(String identifier) {

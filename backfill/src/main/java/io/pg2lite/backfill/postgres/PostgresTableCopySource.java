@@ -4,6 +4,7 @@ import io.pg2lite.backfill.copy.TableCopy;
 import io.pg2lite.backfill.copy.TableCopySource;
 import io.pg2lite.backfill.state.BackfillRequest;
 import io.pg2lite.backfill.state.SchemaIncompatibilityException;
+import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.value.TextForm;
 import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
@@ -12,7 +13,9 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,6 +28,10 @@ import org.slf4j.LoggerFactory;
  * <p>After the snapshot a transactional logical message ({@value #MARKER_PREFIX}) is committed,
  * so the main stream soon carries a commit at or after the snapshot's LSN even on an idle
  * database: that is what lets {@code backfill-completed} be written.
+ *
+ * <p>Copies share a snapshot ({@link SharedSnapshot}) when the caller allows it and the snapshot is
+ * young: small tables then cost their queries, not a snapshot each. Thread-safe: copies are opened
+ * on the backfill's opener thread and closed on the source's.
  */
 public final class PostgresTableCopySource implements TableCopySource {
   public static final String MARKER_PREFIX = "pg2lite.backfill";
@@ -33,15 +40,55 @@ public final class PostgresTableCopySource implements TableCopySource {
   private final PostgresConnector postgres;
   private final String slotPrefix;
   private final int fetchRows;
+  private final LongSupplier clock;
+  private SharedSnapshot shared;
 
   public PostgresTableCopySource(PostgresConnector postgres, String slotPrefix, int fetchRows) {
+    this(postgres, slotPrefix, fetchRows, System::currentTimeMillis);
+  }
+
+  PostgresTableCopySource(PostgresConnector postgres, String slotPrefix, int fetchRows, LongSupplier clock) {
     this.postgres = postgres;
     this.slotPrefix = slotPrefix;
     this.fetchRows = fetchRows;
+    this.clock = clock;
   }
 
   @Override
   public TableCopy open(BackfillRequest request) throws SQLException {
+    return open(request, false);
+  }
+
+  @Override
+  public synchronized TableCopy open(BackfillRequest request, boolean mayShareSnapshot) throws SQLException {
+    if (!mayShareSnapshot || shared == null || !shared.usable()) {
+      release();
+      shared = takeSnapshot();
+    }
+    SharedSnapshot snapshot = shared;
+    try {
+      snapshot.copyOpened();
+      return PostgresTableCopy.open(snapshot, request, snapshot.rowFilter(request.table()), fetchRows);
+    } catch (SQLException | RuntimeException e) {
+      release(); // a failed statement aborted the snapshot's transaction
+      if (e instanceof SQLException sql && ("42P01".equals(sql.getSQLState()) || "42703".equals(sql.getSQLState()))) {
+        throw new SchemaIncompatibilityException("table " + request.key() + " changed under the snapshot: "
+            + e.getMessage(), e);
+      }
+      throw e;
+    }
+  }
+
+  /** Ends the shared snapshot, if any: no copy will read it again. */
+  @Override
+  public synchronized void release() {
+    if (shared != null) {
+      shared.end();
+      shared = null;
+    }
+  }
+
+  private SharedSnapshot takeSnapshot() throws SQLException {
     Connection snapshot = postgres.connect();
     try {
       Watermark watermark;
@@ -57,16 +104,16 @@ public final class PostgresTableCopySource implements TableCopySource {
         }
         importSnapshot(snapshot, snapshotName);
         watermark = Watermark.fromLsn(consistentPoint);
-        LOG.debug("Snapshot {} for {} at {}", snapshotName, request.key(), consistentPoint);
+        LOG.debug("Snapshot {} at {}", snapshotName, consistentPoint);
       }
-      emitMarker();
-      return PostgresTableCopy.open(snapshot, request, watermark, postgres.publication(), fetchRows);
+      Map<QualifiedName, String> filters;
+      try (Connection c = postgres.connect()) {
+        emitMarker(c);
+        filters = SharedSnapshot.rowFilters(c, postgres.publication());
+      }
+      return new SharedSnapshot(snapshot, watermark, filters, clock);
     } catch (SQLException | RuntimeException e) {
       closeQuietly(snapshot);
-      if (e instanceof SQLException sql && ("42P01".equals(sql.getSQLState()) || "42703".equals(sql.getSQLState()))) {
-        throw new SchemaIncompatibilityException("table " + request.key() + " changed under the snapshot: "
-            + e.getMessage(), e);
-      }
       throw e;
     }
   }
@@ -85,9 +132,8 @@ public final class PostgresTableCopySource implements TableCopySource {
     }
   }
 
-  private void emitMarker() throws SQLException {
-    try (Connection c = postgres.connect();
-        PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(true, ?, '')")) {
+  private static void emitMarker(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(true, ?, '')")) {
       ps.setString(1, MARKER_PREFIX);
       ps.execute();
     }

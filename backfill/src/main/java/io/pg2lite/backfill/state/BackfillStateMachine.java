@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * removes the copied and row-key columns. A committed update that changes a row key of the table
  * being copied makes snapshots older than that commit useless ({@link RunningBackfill#minSnapshot}).
  *
- * <p>Which request runs next is chosen at random among those required, so one table that keeps
- * failing (no row key yet) never holds back the others; failures back off 2 s doubling to 60 s
+ * <p>Which request runs next is chosen at random among those required (among those the live
+ * stream changed since, when there are any: tables in use are copied first), so one table that
+ * keeps failing (no row key yet) never holds back the others; failures back off 2 s doubling to 60 s
  * ({@link #copies}).
  */
 public final class BackfillStateMachine {
@@ -60,6 +61,12 @@ public final class BackfillStateMachine {
       "backfills never give up", LOG, () -> nowMillis, 0);
   private final Random random;
   private RunningBackfill running;
+  /**
+   * Required tables the live stream changed since they were required: copied first, because
+   * someone uses them (a replica shows a table once its copy completes). Not part of the stored
+   * state: after a restart the order is random again, which only costs waiting.
+   */
+  private final java.util.Set<String> inUse = new java.util.LinkedHashSet<>();
   private Watermark reached;
   private boolean rowKeyChangeInTx;
   /** Bumped on every change of {@link #required}, so callers can cache its serialized form. */
@@ -112,7 +119,13 @@ public final class BackfillStateMachine {
     if (running != null || required.isEmpty() || copies.untilNextAttempt() > 0) {
       return null;
     }
-    List<BackfillRequest> candidates = new ArrayList<>(required.values());
+    List<BackfillRequest> candidates = new ArrayList<>();
+    for (String key : inUse) {
+      candidates.add(required.get(key));
+    }
+    if (candidates.isEmpty()) {
+      candidates.addAll(required.values());
+    }
     running = new RunningBackfill(candidates.get(random.nextInt(candidates.size())));
     return running;
   }
@@ -155,6 +168,11 @@ public final class BackfillStateMachine {
       schemaChange(sc);
     } else if (m instanceof DataChange.Update u) {
       rowKeyChangeInTx |= running != null && changesRowKey(u);
+      noteUse(u.relation().table());
+    } else if (m instanceof DataChange.Insert i) {
+      noteUse(i.relation().table());
+    } else if (m instanceof DataChange.Delete d) {
+      noteUse(d.relation().table());
     } else if (m instanceof Rollback) {
       rowKeyChangeInTx = false;
     } else if (!(m instanceof DataChange) && !(m instanceof Begin)) {
@@ -267,6 +285,14 @@ public final class BackfillStateMachine {
     }
   }
 
+  /** A live change of {@code table}: if its copy is pending, it goes before those nobody uses. */
+  private void noteUse(QualifiedName table) {
+    String key = key(table);
+    if (required.containsKey(key)) {
+      inUse.add(key);
+    }
+  }
+
   private void put(BackfillRequest r) {
     required.put(r.key(), r);
     version++;
@@ -274,6 +300,7 @@ public final class BackfillStateMachine {
 
   private BackfillRequest remove(String key) {
     BackfillRequest r = required.remove(key);
+    inUse.remove(key);
     if (r != null) {
       version++;
     }

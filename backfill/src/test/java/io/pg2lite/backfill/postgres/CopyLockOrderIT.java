@@ -37,12 +37,12 @@ class CopyLockOrderIT {
         "INSERT INTO b SELECT g, 'v' || g FROM generate_series(1, 5) g",
         "CREATE PUBLICATION copy_locks_pub FOR TABLE a, b");
     BackfillRequest copyB = CopyRequests.of(db, "b", Map.of("id", 1), Map.of("v", new BackfillId(2)));
-    try (Connection app = db.connect(); Connection copy = db.connect()) {
+    try (Connection app = db.connect(); Connection copy = db.connect(); Connection catalog = db.connect()) {
       app.setAutoCommit(false);
       try (Statement s = app.createStatement()) {
         s.execute("LOCK TABLE a IN ACCESS EXCLUSIVE MODE"); // what TRUNCATE a, b takes first
       }
-      int copyPid = pid(copy);
+      int copyPid = pid(catalog); // the row filters are read outside the snapshot's transaction
       copy.setAutoCommit(false);
       try (Statement s = copy.createStatement()) {
         s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
@@ -51,7 +51,10 @@ class CopyLockOrderIT {
       AtomicReference<List<List<Value>>> rows = new AtomicReference<>();
       Thread copier = new Thread(() -> {
         try {
-          TableCopy t = PostgresTableCopy.open(copy, copyB, Watermark.fromLsn("0/1"), "copy_locks_pub", 100);
+          SharedSnapshot shared = new SharedSnapshot(copy, Watermark.fromLsn("0/1"),
+              SharedSnapshot.rowFilters(catalog, "copy_locks_pub"), System::currentTimeMillis);
+          shared.copyOpened();
+          TableCopy t = PostgresTableCopy.open(shared, copyB, shared.rowFilter(copyB.table()), 100);
           rows.set(t.next(100, Long.MAX_VALUE));
           t.close();
         } catch (Throwable e) {

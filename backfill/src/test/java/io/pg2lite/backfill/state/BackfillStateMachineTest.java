@@ -71,6 +71,21 @@ public class BackfillStateMachineTest {
     assertNull(sm.startNext(0), "one copy at a time");
   }
 
+  /** Tables the live stream changes are copied before the others (their replica shows them sooner). */
+  @Test
+  void aTableInUseIsCopiedFirst() {
+    for (int seed = 0; seed < 20; seed++) {
+      BackfillStateMachine m = new BackfillStateMachine(List.of(), W, new Random(seed));
+      for (int i = 0; i < 10; i++) {
+        m.observe(entry(createTable(new QualifiedName("public", "t" + i), "a")));
+      }
+      m.observe(entry(new io.pg2lite.protocol.message.DataChange.Insert(
+          new io.pg2lite.protocol.schema.Relation("public", "t7", new io.pg2lite.protocol.schema.RowKey(List.of("id"),
+              null)), io.pg2lite.protocol.value.Row.of("id", io.pg2lite.protocol.value.Value.of(1)))));
+      assertEquals("t7", m.startNext(0).request().table().name(), "seed " + seed);
+    }
+  }
+
   @Test
   void createTableWithoutBackfillIsNotRequired() {
     sm.observe(entry(createTable(T)));

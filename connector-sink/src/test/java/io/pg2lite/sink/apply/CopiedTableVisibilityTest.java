@@ -33,7 +33,7 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A table copied whole (published with rows, or a replica's first copy) is visible to readers
  * only once complete: until its {@code backfill-completed} its rows live under
- * {@code _pg2lite.copying.<name>}, and the change that completes it renames it into place in the
+ * {@code _pg2lite.copying.<name>}, and the change that completes it moves or renames it into place in the
  * same SQLite transaction. Every schema change in between follows the stored name.
  */
 class CopiedTableVisibilityTest {
@@ -46,6 +46,30 @@ class CopiedTableVisibilityTest {
 
   @TempDir
   Path dir;
+
+  /**
+   * A copy of more than ReplicaSchema.MOVE_ROWS rows is renamed into place rather than moved
+   * (a small one is moved: SQLite's RENAME rewrites the whole schema); readers see the same.
+   */
+  @Test
+  void aLargeCopyIsRenamedIntoPlaceWithItsIndexes() throws Exception {
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      ChangeMessages m = ChangeMessages.after("0/50");
+      createBk().apply(m);
+      List<List<Value>> rows = new java.util.ArrayList<>();
+      for (int i = 1; i <= 5_001; i++) {
+        rows.add(List.of(Value.of(i), Value.of("r" + i)));
+      }
+      copy("0/150", rows).apply(m);
+      m.begin(3).change(new SchemaChange.CreateIndex(index("bk_v"))).commit("0/210");
+      m.begin(4).change(completed("0/150")).commit("0/300");
+      h.feed(m.entries());
+      assertEquals(List.of(List.of("bk")), h.query(TABLES_SQL));
+      assertEquals(5_001L, count(h, "bk"));
+      assertEquals(List.of(List.of("bk.pg2lite_row_key"), List.of("bk_v")),
+          h.query("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'bk' ORDER BY name"));
+    }
+  }
 
   @Test
   void aTableCopiedWholeAppearsOnlyWithAllItsRows() throws Exception {

@@ -92,17 +92,83 @@ public final class ManyTablesBench {
           + "every table copied after %.1f s; worker peak heap %,d MB%n", startTables, running, firstLive, copied,
           startHeap);
       stop(rest, "many_start");
+      perTableCosts(big, files);
       System.out.printf("many-tables: added_s=%.1f per_table_ms=%.1f start_running_s=%.1f first_live_s=%.1f "
           + "start_copied_s=%.1f added_heap_mb=%d start_heap_mb=%d%n", added, added * 1000 / tables, running, firstLive,
           copied, addedHeap, startHeap);
     }
   }
 
+  /**
+   * The fixed costs of one small table's copy, measured apart (issue 33: "per-table cost"): a
+   * snapshot at an exact LSN (temporary slot with EXPORT_SNAPSHOT, its import, the logical
+   * message: what a copy that cannot share one pays), and on the replica publishing a copied
+   * table by SQLite's RENAME against moving its rows, in a file of 2,000 tables.
+   */
+  private static void perTableCosts(TestDatabase db, SqliteFiles files) throws Exception {
+    int n = 20;
+    long t0 = System.nanoTime();
+    for (int i = 0; i < n; i++) {
+      java.util.Properties props = new java.util.Properties();
+      props.setProperty("user", db.server().user());
+      if (db.server().password() != null) {
+        props.setProperty("password", db.server().password());
+      }
+      props.setProperty("replication", "database");
+      props.setProperty("preferQueryMode", "simple");
+      props.setProperty("assumeMinServerVersion", "10");
+      try (Connection snapshot = db.connect(); Connection walsender = java.sql.DriverManager.getConnection(
+          db.jdbcUrl(), props); Statement w = walsender.createStatement();
+          ResultSet rs = w.executeQuery("CREATE_REPLICATION_SLOT \"bench_" + i + "\" TEMPORARY LOGICAL pgoutput "
+              + "EXPORT_SNAPSHOT")) {
+        rs.next();
+        snapshot.setAutoCommit(false);
+        try (Statement s = snapshot.createStatement()) {
+          s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY");
+          s.execute("SET TRANSACTION SNAPSHOT '" + rs.getString("snapshot_name") + "'");
+        }
+        try (Connection marker = db.connect(); Statement m = marker.createStatement()) {
+          m.execute("SELECT pg_logical_emit_message(true, 'bench', '')");
+        }
+        snapshot.rollback();
+      }
+    }
+    double snapshotMs = (System.nanoTime() - t0) / 1e6 / n;
+    Path lite = files.newFile("ddl");
+    double renameMs;
+    double moveMs;
+    try (Connection c = SqliteFiles.open(lite); Statement s = c.createStatement()) {
+      c.setAutoCommit(false);
+      String cols = " (id INTEGER PRIMARY KEY, name TEXT, qty INTEGER, at TEXT, _0_version TEXT)";
+      for (int i = 0; i < 2000; i++) {
+        s.execute("CREATE TABLE \"_pg2lite.copying.t_" + i + "\"" + cols);
+        s.execute("INSERT INTO \"_pg2lite.copying.t_" + i + "\" WITH RECURSIVE g(v) AS (SELECT 1 UNION ALL "
+            + "SELECT v + 1 FROM g WHERE v < 20) SELECT v, 'x', 1, 'y', 'z' FROM g");
+      }
+      c.commit();
+      long r0 = System.nanoTime();
+      for (int i = 0; i < 100; i++) {
+        s.execute("ALTER TABLE \"_pg2lite.copying.t_" + i + "\" RENAME TO \"t_" + i + "\"");
+      }
+      renameMs = (System.nanoTime() - r0) / 1e6 / 100;
+      long m0 = System.nanoTime();
+      for (int i = 100; i < 200; i++) {
+        s.execute("CREATE TABLE \"t_" + i + "\"" + cols);
+        s.execute("INSERT INTO \"t_" + i + "\" SELECT * FROM \"_pg2lite.copying.t_" + i + "\"");
+        s.execute("DROP TABLE \"_pg2lite.copying.t_" + i + "\"");
+      }
+      moveMs = (System.nanoTime() - m0) / 1e6 / 100;
+      c.commit();
+    }
+    System.out.printf("per table: a snapshot of its own %.1f ms; on a replica of 2,000 tables RENAME %.2f ms, "
+        + "moving 20 rows %.2f ms%n", snapshotMs, renameMs, moveMs);
+  }
+
   /** {@code n} tables {@code many.t_1..n} of four columns and {@code rows} rows each, in one round trip. */
   private static void createTables(TestDatabase db, int n, int rows) throws SQLException {
     db.execute("DO $$ BEGIN FOR i IN 1.." + n + " LOOP "
         + "EXECUTE format('CREATE TABLE many.t_%s (id int PRIMARY KEY, name text, qty int, at timestamptz)', i); "
-        + "EXECUTE format('INSERT INTO many.t_%s SELECT g, ''item '' || g, g % 7, now() FROM generate_series(1, "
+        + "EXECUTE format('INSERT INTO many.t_%s SELECT g, ''item '' || g, g %% 7, now() FROM generate_series(1, "
         + rows + ") g', i); END LOOP; END $$", "ANALYZE");
   }
 
