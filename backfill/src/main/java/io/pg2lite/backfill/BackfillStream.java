@@ -203,6 +203,15 @@ public final class BackfillStream implements AutoCloseable {
    */
   public List<ChangeLogEntry> nextTransaction(MainStreamState main) {
     long now = clockMillis.getAsLong();
+    if (copy == null && opening == null && !snapshotServes.isEmpty()) {
+      // Between copies (a pause, a backoff, a turn the scheduler did not give): a shared snapshot
+      // that is no longer young must not keep its tables' locks while nothing reads it.
+      if (opener != null) {
+        opener.execute(source::releaseIfOld);
+      } else {
+        source.releaseIfOld();
+      }
+    }
     if (now < pausedUntil || holdUntil != null) {
       return List.of();
     }
@@ -219,7 +228,7 @@ public final class BackfillStream implements AutoCloseable {
     entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, true)));
     long rows = 0;
     try {
-      rows = addCopied(tx, entries, batches, scheduler.readDeadline(now));
+      rows = addCopied(tx, entries, batches, scheduler.readDeadline(now), main == MainStreamState.IDLE);
     } catch (BackfillFailedException e) {
       throw e;
     } catch (Exception e) {
@@ -243,9 +252,10 @@ public final class BackfillStream implements AutoCloseable {
    * {@code deadline}), then {@code backfill-completed} if the copy has read everything and the log
    * has reached its snapshot; returns the rows added. A copy that completes with batches and time
    * to spare is followed, in the same transaction, by the next one when that one reads the shared
-   * snapshot: a thousand small tables then take tens of transactions, not a thousand.
+   * snapshot and the main stream is idle (the wait for its opening would delay a live change):
+   * a thousand small tables then take tens of transactions, not a thousand.
    */
-  private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches, long deadline)
+  private long addCopied(Watermark tx, List<ChangeLogEntry> entries, int batches, long deadline, boolean mayChain)
       throws Exception {
     long rows = 0;
     int b = 0;
@@ -277,7 +287,8 @@ public final class BackfillStream implements AutoCloseable {
       LOG.info("Backfill of {} complete: {} rows from the snapshot at {}", run.request().key(), copy.status().rows(),
           copy.snapshot());
       closeCopy();
-      if (b >= batches || clockMillis.getAsLong() >= deadline || !continueWithNext(clockMillis.getAsLong())) {
+      if (!mayChain || b >= batches || clockMillis.getAsLong() >= deadline
+          || !continueWithNext(clockMillis.getAsLong())) {
         return rows;
       }
     }
@@ -301,7 +312,7 @@ public final class BackfillStream implements AutoCloseable {
     } catch (java.util.concurrent.TimeoutException e) {
       return false;
     } catch (java.util.concurrent.ExecutionException e) {
-      // ensureCopy reports it
+      return false; // the next turn's ensureCopy reports it, outside this transaction
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return false;
@@ -357,7 +368,7 @@ public final class BackfillStream implements AutoCloseable {
     if (run.minSnapshot() != null && copy.snapshot().compareTo(run.minSnapshot()) < 0) {
       LOG.info("Restarting the backfill of {}: a row-key change at {} postdates its snapshot at {}",
           run.request().key(), run.minSnapshot(), copy.snapshot());
-      snapshotServes.clear();
+      releaseSnapshot();
       state.abandoned(run);
       closeCopy();
       return false;
@@ -391,7 +402,7 @@ public final class BackfillStream implements AutoCloseable {
 
   /** A copy failed: retried later when {@link CopyFailures} says so, else the task stops. */
   private void failed(RunningBackfill failedRun, Exception e) {
-    snapshotServes.clear();
+    releaseSnapshot(); // its transaction (perhaps aborted) must not hold locks through the backoff
     if (!CopyFailures.retriable(e)) {
       closeCopy();
       throw new BackfillFailedException(failedRun.request().key().toString(), e);
@@ -404,7 +415,7 @@ public final class BackfillStream implements AutoCloseable {
       if (run.isCancelled()) {
         LOG.info("Backfill of {} stopped: {}", run.request().key(), run.cancelledReason());
       }
-      snapshotServes.clear();
+      releaseSnapshot();
       closeCopy();
     }
   }

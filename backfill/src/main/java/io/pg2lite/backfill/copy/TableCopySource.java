@@ -25,4 +25,7 @@ public interface TableCopySource {
 
   /** Ends a snapshot kept for sharing, if any (no copy is open on it, none will be). */
   default void release() {}
+
+  /** Ends a snapshot kept for sharing if it is too old to be shared (no copy is open on it). */
+  default void releaseIfOld() {}
 }

@@ -61,7 +61,7 @@ public final class PostgresTableCopySource implements TableCopySource {
 
   @Override
   public synchronized TableCopy open(BackfillRequest request, boolean mayShareSnapshot) throws SQLException {
-    if (!mayShareSnapshot || shared == null || !shared.usable()) {
+    if (!mayShareSnapshot || shared == null || !shared.usable() || (shared.hasCopies() && large(shared, request))) {
       release();
       shared = takeSnapshot();
     }
@@ -76,6 +76,24 @@ public final class PostgresTableCopySource implements TableCopySource {
             + e.getMessage(), e);
       }
       throw e;
+    }
+  }
+
+  /**
+   * Whether the table is too large to join a snapshot that other copies read (their locks would be
+   * held as long as it is read). Postgres' statistics are the cheap guess: a table never vacuumed
+   * nor analyzed has none, and a new table is small or soon analyzed.
+   */
+  private static boolean large(SharedSnapshot snapshot, BackfillRequest request) throws SQLException {
+    return request.metadata() != null
+        && snapshot.tableBytes(request.metadata().relationOid()) > SharedSnapshot.MAX_SHARED_TABLE_BYTES;
+  }
+
+  /** Ends the shared snapshot if it is old enough not to be shared any more (between copies). */
+  @Override
+  public synchronized void releaseIfOld() {
+    if (shared != null && shared.endIfOld()) {
+      shared = null;
     }
   }
 

@@ -26,8 +26,16 @@ import java.util.function.LongSupplier;
 final class SharedSnapshot {
   /** How long a snapshot may be shared: the longest a DDL on a copied small table waits for it. */
   static final long MAX_AGE_MS = 2_000;
-  /** How many copies one snapshot serves at most: one lock each until it ends. */
-  static final int MAX_COPIES = 500;
+  /**
+   * How many copies one snapshot serves at most: each holds a lock (and its indexes' locks) until
+   * it ends, from the server's shared lock table (64 per connection by default).
+   */
+  static final int MAX_COPIES = 100;
+  /**
+   * The largest table (its file, {@code pg_relation_size}) that joins a snapshot other copies read:
+   * a longer copy would hold their tables' locks as long as it runs, so it gets a snapshot of its own.
+   */
+  static final long MAX_SHARED_TABLE_BYTES = 8L << 20;
 
   private final Connection connection;
   private final Watermark watermark;
@@ -59,6 +67,21 @@ final class SharedSnapshot {
     return rowFilters.get(table);
   }
 
+  /**
+   * The size of a table's file, read in the snapshot's transaction without locking the table
+   * ({@code pg_relation_size} would lock it): the blocks of its relation fork, from the catalog's
+   * {@code relpages} when the table has been vacuumed or analyzed, else -1.
+   */
+  long tableBytes(long relationOid) throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("SELECT CASE WHEN relpages > 0 THEN relpages::int8 * "
+        + "current_setting('block_size')::int8 ELSE -1 END FROM pg_catalog.pg_class WHERE oid = ?")) {
+      ps.setLong(1, relationOid);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
+      }
+    }
+  }
+
   /** Whether another copy may be opened on it. */
   synchronized boolean usable() {
     return !ended && copies < MAX_COPIES && clock.getAsLong() - takenAtMillis < MAX_AGE_MS;
@@ -88,6 +111,19 @@ final class SharedSnapshot {
     if (clock.getAsLong() - takenAtMillis >= MAX_AGE_MS) {
       end();
     }
+  }
+
+  /** Whether copies were opened on it: a later one would hold their tables' locks. */
+  synchronized boolean hasCopies() {
+    return copies > 0;
+  }
+
+  /** Ends it if it is {@link #MAX_AGE_MS} old; true when it has ended. */
+  synchronized boolean endIfOld() {
+    if (clock.getAsLong() - takenAtMillis >= MAX_AGE_MS) {
+      end();
+    }
+    return ended;
   }
 
   /** Ends the transaction (releasing its locks) and the connection; idempotent. */

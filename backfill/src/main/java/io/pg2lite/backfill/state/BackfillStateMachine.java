@@ -137,6 +137,7 @@ public final class BackfillStateMachine {
    */
   public void failed(RunningBackfill run, String reason, long nowMillis) {
     stop(run, reason);
+    inUse.remove(run.request().key()); // a table that keeps failing must not keep the others waiting
     this.nowMillis = nowMillis;
     copies.failedTransiently("the copy of " + run.request().key() + " failed: " + reason,
         "copying it or another table again from a new snapshot");

@@ -86,6 +86,24 @@ public class BackfillStateMachineTest {
     }
   }
 
+  /** A table in use that keeps failing loses its priority: the others are not held back. */
+  @Test
+  void aTableInUseThatFailsGoesBackAmongTheOthers() {
+    java.util.Set<String> picked = new java.util.HashSet<>();
+    for (int seed = 0; seed < 20; seed++) {
+      BackfillStateMachine m = new BackfillStateMachine(List.of(), W, new Random(seed));
+      for (int i = 0; i < 10; i++) {
+        m.observe(entry(createTable(new QualifiedName("public", "t" + i), "a")));
+      }
+      m.observe(entry(new io.pg2lite.protocol.message.DataChange.Insert(
+          new io.pg2lite.protocol.schema.Relation("public", "t7", new io.pg2lite.protocol.schema.RowKey(List.of("id"),
+              null)), io.pg2lite.protocol.value.Row.of("id", io.pg2lite.protocol.value.Value.of(1)))));
+      m.failed(m.startNext(0), "no row key", 0);
+      picked.add(m.startNext(10 * 60_000).request().table().name());
+    }
+    assertTrue(picked.size() > 1, "after its failure t7 is one candidate among ten: " + picked);
+  }
+
   @Test
   void createTableWithoutBackfillIsNotRequired() {
     sm.observe(entry(createTable(T)));
