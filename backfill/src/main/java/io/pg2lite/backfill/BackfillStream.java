@@ -71,18 +71,8 @@ public final class BackfillStream implements AutoCloseable {
   private String cachedJson;
   /** No backfill transaction until a commit at or above this is written; null when none is due. */
   private Watermark holdUntil;
-  /**
-   * The requests, as the very objects, that were required when the copy source's shared snapshot
-   * was last asked for: a copy may read that snapshot only for one of these. A request is
-   * immutable and every transition replaces it, so one that changed since (a column added, its
-   * metadata updated, a rename) is not here and gets a snapshot of its own, taken after the
-   * change: a snapshot older than the change that required a copy would miss rows written before
-   * the table was published, which the stream never carries. Emptied whenever a copy fails, is
-   * cancelled or abandoned, and when a committed update carries an old key (a row-key change: a
-   * copy must not read a snapshot from before it).
-   */
-  private final java.util.Set<io.pg2lite.backfill.state.BackfillRequest> snapshotServes =
-      java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** Which copies may read the copy source's shared snapshot. */
+  private final SnapshotSharing sharing = new SnapshotSharing();
   /** Whether the copy being opened reads the shared snapshot (so opening it is only queries). */
   private boolean openingShares;
   /**
@@ -150,9 +140,7 @@ public final class BackfillStream implements AutoCloseable {
 
   /** One entry written to the change log, in log order. */
   public void observe(ChangeLogEntry entry) {
-    if (entry.message() instanceof DataChange.Update u && u.key() != null) {
-      snapshotServes.clear();
-    }
+    sharing.observe(entry);
     if (entry.message() instanceof Commit && !entry.watermark().hasMinor()) {
       scheduler.mainTransactionWritten(clockMillis.getAsLong()); // backfill commits carry a minor
     }
@@ -203,7 +191,7 @@ public final class BackfillStream implements AutoCloseable {
    */
   public List<ChangeLogEntry> nextTransaction(MainStreamState main) {
     long now = clockMillis.getAsLong();
-    if (copy == null && opening == null && !snapshotServes.isEmpty()) {
+    if (copy == null && opening == null && sharing.active()) {
       // Between copies (a pause, a backoff, a turn the scheduler did not give): a shared snapshot
       // that is no longer young must not keep its tables' locks while nothing reads it.
       if (opener != null) {
@@ -377,13 +365,8 @@ public final class BackfillStream implements AutoCloseable {
   }
 
   private java.util.concurrent.CompletableFuture<TableCopy> open(io.pg2lite.backfill.state.BackfillRequest request) {
-    boolean share = snapshotServes.contains(request);
+    boolean share = sharing.mayShare(request, state::required);
     openingShares = share;
-    if (!share) {
-      // The snapshot taken for this copy comes after every request required now.
-      snapshotServes.clear();
-      snapshotServes.addAll(state.required());
-    }
     if (opener == null) {
       try {
         return java.util.concurrent.CompletableFuture.completedFuture(source.open(request, share));
@@ -438,7 +421,7 @@ public final class BackfillStream implements AutoCloseable {
 
   /** Ends the copy source's shared snapshot, after any open under way (on the opener's thread, in order). */
   private void releaseSnapshot() {
-    snapshotServes.clear();
+    sharing.forget();
     if (opener != null) {
       opener.execute(source::release);
     } else {
@@ -449,7 +432,7 @@ public final class BackfillStream implements AutoCloseable {
   @Override
   public void close() {
     closeCopy();
-    snapshotServes.clear();
+    sharing.forget();
     if (opener != null) {
       opener.execute(source::release);
       opener.shutdown();

@@ -71,17 +71,23 @@ public class BackfillStateMachineTest {
     assertNull(sm.startNext(0), "one copy at a time");
   }
 
+  /** Ten tables t0..t9 required, and a live insert into t7. */
+  private static BackfillStateMachine tenTablesAndAnInsertIntoT7(int seed) {
+    BackfillStateMachine m = new BackfillStateMachine(List.of(), W, new Random(seed));
+    for (int i = 0; i < 10; i++) {
+      m.observe(entry(createTable(new QualifiedName("public", "t" + i), "a")));
+    }
+    m.observe(entry(new io.pg2lite.protocol.message.DataChange.Insert(
+        new io.pg2lite.protocol.schema.Relation("public", "t7", new io.pg2lite.protocol.schema.RowKey(List.of("id"),
+            null)), io.pg2lite.protocol.value.Row.of("id", io.pg2lite.protocol.value.Value.of(1)))));
+    return m;
+  }
+
   /** Tables the live stream changes are copied before the others (their replica shows them sooner). */
   @Test
   void aTableInUseIsCopiedFirst() {
     for (int seed = 0; seed < 20; seed++) {
-      BackfillStateMachine m = new BackfillStateMachine(List.of(), W, new Random(seed));
-      for (int i = 0; i < 10; i++) {
-        m.observe(entry(createTable(new QualifiedName("public", "t" + i), "a")));
-      }
-      m.observe(entry(new io.pg2lite.protocol.message.DataChange.Insert(
-          new io.pg2lite.protocol.schema.Relation("public", "t7", new io.pg2lite.protocol.schema.RowKey(List.of("id"),
-              null)), io.pg2lite.protocol.value.Row.of("id", io.pg2lite.protocol.value.Value.of(1)))));
+      BackfillStateMachine m = tenTablesAndAnInsertIntoT7(seed);
       assertEquals("t7", m.startNext(0).request().table().name(), "seed " + seed);
     }
   }
@@ -91,13 +97,7 @@ public class BackfillStateMachineTest {
   void aTableInUseThatFailsGoesBackAmongTheOthers() {
     java.util.Set<String> picked = new java.util.HashSet<>();
     for (int seed = 0; seed < 20; seed++) {
-      BackfillStateMachine m = new BackfillStateMachine(List.of(), W, new Random(seed));
-      for (int i = 0; i < 10; i++) {
-        m.observe(entry(createTable(new QualifiedName("public", "t" + i), "a")));
-      }
-      m.observe(entry(new io.pg2lite.protocol.message.DataChange.Insert(
-          new io.pg2lite.protocol.schema.Relation("public", "t7", new io.pg2lite.protocol.schema.RowKey(List.of("id"),
-              null)), io.pg2lite.protocol.value.Row.of("id", io.pg2lite.protocol.value.Value.of(1)))));
+      BackfillStateMachine m = tenTablesAndAnInsertIntoT7(seed);
       m.failed(m.startNext(0), "no row key", 0);
       picked.add(m.startNext(10 * 60_000).request().table().name());
     }

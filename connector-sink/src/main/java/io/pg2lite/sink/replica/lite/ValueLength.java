@@ -71,6 +71,20 @@ public final class ValueLength {
     return 0;
   }
 
+  /**
+   * A row's key as a message shows it, {@code {id=3, region=eu}}: the values of {@code columns}
+   * in order, each cut at 100 characters (a key may hold a long text).
+   */
+  public static String keyText(Iterable<String> columns, java.util.function.Function<String, Value> value) {
+    StringBuilder b = new StringBuilder("{");
+    for (String col : columns) {
+      String text = display(value.apply(col));
+      b.append(b.length() > 1 ? ", " : "").append(col).append('=')
+          .append(text.length() > 100 ? text.substring(0, 100) + "…" : text);
+    }
+    return b.append('}').toString();
+  }
+
   /** A value as a message shows it: text as is, numbers and booleans as written, null as null. */
   public static String display(Value v) {
     if (v == null || v instanceof Value.Null) {

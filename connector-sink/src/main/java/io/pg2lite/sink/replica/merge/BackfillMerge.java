@@ -126,12 +126,9 @@ public final class BackfillMerge {
     }
   }
 
+  /** A copied row's key (its first values), for a message. */
   private static String keyText(List<String> keyCols, List<Value> values) {
-    StringBuilder b = new StringBuilder("{");
-    for (int k = 0; k < keyCols.size(); k++) {
-      b.append(k > 0 ? ", " : "").append(keyCols.get(k)).append('=').append(ValueLength.display(values.get(k)));
-    }
-    return b.append('}').toString();
+    return ValueLength.keyText(keyCols, col -> values.get(keyCols.indexOf(col)));
   }
 
   private static void checkWidths(LiteTable t, List<List<Value>> rows, int width) {

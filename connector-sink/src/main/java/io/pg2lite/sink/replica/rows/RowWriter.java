@@ -144,15 +144,10 @@ public final class RowWriter {
     }
   }
 
+  /** The row's key columns (its every column when the table has no key), for a message. */
   private static String keyText(Relation relation, Row row) {
-    StringBuilder b = new StringBuilder("{");
-    for (String col : relation.rowKey().columns().isEmpty() ? row.values().keySet()
-        : relation.rowKey().columns()) {
-      String text = ValueLength.display(row.get(col));
-      b.append(b.length() > 1 ? ", " : "").append(col).append('=')
-          .append(text.length() > 100 ? text.substring(0, 100) + "…" : text);
-    }
-    return b.append('}').toString();
+    return ValueLength.keyText(relation.rowKey().columns().isEmpty() ? row.values().keySet()
+        : relation.rowKey().columns(), row::get);
   }
 
   private void delete(DataChange.Delete d) throws SQLException {
