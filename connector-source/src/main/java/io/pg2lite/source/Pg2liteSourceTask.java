@@ -76,6 +76,8 @@ public class Pg2liteSourceTask extends SourceTask {
   private SourceMetrics metrics;
   private List<Emitted> pending = List.of();
   private StreamMultiplexer multiplexer;
+  /** Replication-stream mode's catalog reader and checker, closed with the task. */
+  private AutoCloseable catalog;
   private int fullBatch;
 
   /** The task Connect creates: Debezium, Postgres and Kafka for real, the system clock. */
@@ -128,9 +130,10 @@ public class Pg2liteSourceTask extends SourceTask {
     }
     ReplicationStream upstream = null;
     StreamMultiplexer mux = null;
+    SourceStartup.State state = null;
     try {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
-      SourceStartup.State state = streams.prepare(config, stored);
+      state = streams.prepare(config, stored);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
       upstream = streams.replication(config, () -> partition.stored(context.offsetStorageReader()),
           () -> assembled.position().toOffset());
@@ -140,12 +143,14 @@ public class Pg2liteSourceTask extends SourceTask {
         if (stopped) {
           mux.close();
           upstream.close();
+          state.catalog().close();
           return false;
         }
         assembler = assembled;
         pending = state.pending();
-        records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.nextSeq(),
-            state.recordLimit().valueLimit());
+        records = new ChangeLogRecords(partition.map(), config.topic, config.heartbeatTopic, state.history(),
+            state.nextSeq(), state.recordLimit().valueLimit());
+        catalog = state.catalog();
         fullBatch = upstream.batchSize();
         commitPolicy = new KafkaCommitPolicy(config.commitIntervalMs, fullBatch, config.splitRecords,
             config.splitBytes, System::nanoTime);
@@ -154,6 +159,7 @@ public class Pg2liteSourceTask extends SourceTask {
         if (metrics == null) {
           metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
         }
+        metrics.ddlDetection(state.schema().detection().configName(), state.catalog()::lastCheck);
       }
       startUpHealing.succeeded();
       return true;
@@ -163,6 +169,9 @@ public class Pg2liteSourceTask extends SourceTask {
       }
       if (upstream != null) {
         upstream.close();
+      }
+      if (state != null) {
+        state.catalog().close();
       }
       startUpHealing.failed(e, "trying again"); // throws a permanent fault, or one that lasts too long
       return false;
@@ -266,6 +275,13 @@ public class Pg2liteSourceTask extends SourceTask {
       }
       if (multiplexer != null) {
         multiplexer.close();
+      }
+      if (catalog != null) {
+        try {
+          catalog.close();
+        } catch (Exception e) {
+          LOG.debug("closing the catalog reader", e);
+        }
       }
       if (metrics != null) {
         metrics.close();

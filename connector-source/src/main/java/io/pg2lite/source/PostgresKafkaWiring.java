@@ -40,6 +40,7 @@ final class PostgresKafkaWiring implements SourceWiring {
     ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
     topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
+    topic.ensure(config.schemaHistoryTopic, config.createTopics, config.topicReplicationFactor);
     return new SourceStartup(config, new DebeziumPositions()).prepare(stored, topic);
   }
 

@@ -12,13 +12,19 @@ import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.kafka.LogTail;
-import io.pg2lite.source.postgres.CatalogInstaller;
+import io.pg2lite.connect.failure.Healing;
+import io.pg2lite.source.kafka.SchemaHistory;
+import io.pg2lite.source.postgres.CatalogChecker;
+import io.pg2lite.source.postgres.CatalogReader;
 import io.pg2lite.source.replication.UpstreamPositions;
 import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.schema.DdlDetection;
 import io.pg2lite.source.schema.ProtocolSpecs;
+import io.pg2lite.source.schema.RecordedSchema;
 import io.pg2lite.source.schema.PublishedSchema;
 import io.pg2lite.source.schema.SchemaTracker;
 import io.pg2lite.source.transaction.Emitted;
+import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
 import java.sql.Connection;
@@ -34,7 +40,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Everything the source does before streaming, in order: install the catalog objects, make sure
+ * Everything the source does before streaming, in order: choose how schema changes are detected
+ * (installing the catalog objects where the role may: {@link SchemaStartup}), make sure
  * the publication exists and its tables have keys, establish the lineage (create the slot on
  * first start, or check that the slot we resumed from is still ours), and compute the records to
  * write before any upstream change: the initial schema transaction on first start, a rollback
@@ -58,7 +65,31 @@ final class SourceStartup {
    *     into parts
    */
   record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten,
-      Watermark backfillHold, long nextSeq, RecordLimit recordLimit) {}
+      Watermark backfillHold, long nextSeq, RecordLimit recordLimit, SchemaHistory history,
+      CatalogResources catalog) {}
+
+  /**
+   * What replication-stream mode keeps open while the task runs: the catalog reader the tracker
+   * asks and the checker that writes catalog checks (both null with event triggers).
+   */
+  record CatalogResources(CatalogReader reader, CatalogChecker checker) implements AutoCloseable {
+    static final CatalogResources NONE = new CatalogResources(null, null);
+
+    /** When the last catalog check was written (epoch ms); -1 with event triggers. */
+    long lastCheck() {
+      return checker == null ? -1 : checker.lastCompletedAt();
+    }
+
+    @Override
+    public void close() {
+      if (checker != null) {
+        checker.close();
+      }
+      if (reader != null) {
+        reader.close();
+      }
+    }
+  }
 
   private final SourceConfig config;
   private final UpstreamPositions positions;
@@ -72,29 +103,38 @@ final class SourceStartup {
   }
 
   State prepare(SourcePosition stored, ChangeLogTopic topic) {
-    try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value())) {
-      boolean history = CatalogInstaller.ensureInstalled(c) >= CatalogInstaller.SCHEMA_HISTORY;
-      CatalogInstaller.registerPublication(c, config.publication);
+    SchemaStartup schemas = new SchemaStartup(config);
+    CatalogReader reader = null;
+    try (Connection c = connect()) {
+      DdlDetection detection = schemas.chooseDetection(c);
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
-      PublishedSchema schema = ensureKeys(catalog, catalog.publishedSchema(config.publication));
+      PublishedSchema now = ensureKeys(catalog, schemas.current(catalog, detection), detection, schemas);
       catalog.partitionedTables(config.publication).forEach(line -> LOG.info("Published table {}", line));
       Optional<LogTail> tail = topic.tail(config.topic);
+      RecordLimit limit = new RecordLimit(topic.maxMessageBytes(config.topic), config.producerMaxRequestSize);
+      limit.disagreement(config.topic).ifPresent(LOG::warn);
+      SchemaHistory history = new SchemaHistory(config.schemaHistoryTopic, config.database + "/" + config.slot,
+          new SourcePartition(config.database, config.slot).map(), limit.valueLimit());
       List<Emitted> pending = new ArrayList<>();
-      Long schemaId = null;
-      if (stored == null && history) {
-        PostgresCatalog.RecordedSchema recorded = catalog.recordSchema(config.publication);
-        schema = recorded.schema();
-        schemaId = recorded.id();
-      } else if (stored != null && history) {
-        PostgresCatalog.RecordedSchema resumed = resumeSchema(catalog, stored);
-        schema = resumed.schema();
-        schemaId = resumed.id();
+      SchemaStartup.Resumed resumed = stored == null ? null : schemas.resume(catalog, stored, topic, history, now);
+      if (detection == DdlDetection.REPLICATION_STREAM) {
+        reader = new CatalogReader(this::connect, config.publication, Healing.forRetries("The catalog reads of "
+            + "publication " + config.publication, config.retryBackoffMaxMs, config.retryTimeoutMs,
+            SourceConfig.RETRY_TIMEOUT_CONFIG, LOG));
       }
       // The tracker admits the schema (NameAdmission): the first start creates the admitted tables only.
-      SchemaTracker tracker = new SchemaTracker(schema, schemaId, specs);
-      SourcePosition position = stored == null ? firstStart(catalog, tracker.current(), schemaId, tail, pending)
-          : resume(catalog, stored).withSchemaId(schemaId);
+      SchemaTracker tracker = new SchemaTracker(resumed == null ? now : resumed.schema().schema(),
+          resumed == null ? Map.of() : resumed.schema().describedBy(), specs, detection, reader);
+      SourcePosition position;
+      if (stored == null) {
+        position = firstStart(catalog, tracker, tail, pending);
+      } else {
+        position = resume(catalog, stored);
+        if (resumed.recordAgain()) {
+          pending.add(Emitted.schema(resumed.schema(), position));
+        }
+      }
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
         LOG.info("Change log {} ends inside the transaction at {} (pos {}): writing a rollback first", config.topic,
@@ -107,12 +147,27 @@ final class SourceStartup {
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
       long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
-      RecordLimit limit = new RecordLimit(topic.maxMessageBytes(config.topic), config.producerMaxRequestSize);
-      limit.disagreement(config.topic).ifPresent(LOG::warn);
-      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit);
+      CatalogResources resources = detection == DdlDetection.EVENT_TRIGGERS ? CatalogResources.NONE
+          : new CatalogResources(reader, CatalogChecker.start(this::connect, config.publication, config.slot,
+              config.schemaCheckIntervalMs));
+      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit, history, resources);
     } catch (SQLException e) {
+      closeQuietly(reader);
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
           + " for replication: " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      closeQuietly(reader);
+      throw e;
+    }
+  }
+
+  private Connection connect() throws SQLException {
+    return DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value());
+  }
+
+  private static void closeQuietly(CatalogReader reader) {
+    if (reader != null) {
+      reader.close();
     }
   }
 
@@ -131,7 +186,8 @@ final class SourceStartup {
    * Every published table needs a row key. Under the unique-index policy a table without a
    * primary key uses a unique NOT NULL index, made its REPLICA IDENTITY so deletes carry it.
    */
-  private PublishedSchema ensureKeys(PostgresCatalog catalog, PublishedSchema schema) throws SQLException {
+  private PublishedSchema ensureKeys(PostgresCatalog catalog, PublishedSchema schema, DdlDetection detection,
+      SchemaStartup schemas) throws SQLException {
     boolean changed = false;
     for (PublishedSchema.Table t : schema.tables()) {
       PublishedSchema.Index key = t.keyIndex(!config.requirePrimaryKey);
@@ -145,7 +201,7 @@ final class SourceStartup {
         changed = true;
       }
     }
-    return changed ? catalog.publishedSchema(config.publication) : schema;
+    return changed ? schemas.current(catalog, detection) : schema;
   }
 
   /**
@@ -156,8 +212,9 @@ final class SourceStartup {
    * <p>"First start" means no offsets are stored. That is only safe to act on when nothing this
    * slot produced can be in the change log under another lineage: see {@link #adoptExistingSlot}.
    */
-  private SourcePosition firstStart(PostgresCatalog catalog, PublishedSchema schema, Long schemaId,
-      Optional<LogTail> tail, List<Emitted> pending) throws SQLException {
+  private SourcePosition firstStart(PostgresCatalog catalog, SchemaTracker tracker, Optional<LogTail> tail,
+      List<Emitted> pending) throws SQLException {
+    PublishedSchema schema = tracker.current();
     PostgresCatalog.SlotState slot = catalog.slot(config.slot);
     Lsn consistentPoint;
     if (slot == null) {
@@ -175,9 +232,7 @@ final class SourceStartup {
     }
     Watermark replicaVersion = Watermark.fromLsn(consistentPoint);
     Watermark tx = replicaVersion.nextMinor();
-    // The first-start transaction's records carry the schema id too: a restart right after it
-    // must resume with this schema, not with whatever the catalog holds by then.
-    SourcePosition position = new SourcePosition(replicaVersion, tx, null).withSchemaId(schemaId);
+    SourcePosition position = new SourcePosition(replicaVersion, tx, null);
     List<ChangeLogEntry> entries = new ArrayList<>();
     entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, false)));
     for (PublishedSchema.Table t : schema.tables()) {
@@ -193,6 +248,10 @@ final class SourceStartup {
     }
     entries.add(new ChangeLogEntry(tx, entries.size(), new Commit(entries.size() - 1, null)));
     for (int i = 0; i < entries.size(); i++) {
+      if (i == entries.size() - 1) {
+        // A restart right after this transaction resumes with this schema, not the catalog's of then.
+        pending.add(Emitted.schema(new RecordedSchema(tx, replicaVersion, schema, tracker.describedBy()), position));
+      }
       pending.add(new Emitted(entries.get(i), position, i == entries.size() - 1));
     }
     return position;
@@ -237,28 +296,6 @@ final class SourceStartup {
         + "(stop the connector, then PATCH /connectors/<name>/offsets). To start over: drop the slot "
         + "(SELECT pg_drop_replication_slot('" + config.slot + "')), delete or rename topic " + config.topic
         + ", and rebuild the replicas.");
-  }
-
-  /**
-   * The published schema as of the stored position (ADR 0009): the stream resumes there, before
-   * any DDL committed since, so today's catalog may describe tables the rows to come do not have
-   * (renamed, re-keyed, retyped). Older history rows are pruned: positions only move forward.
-   * Offsets stored by a source without history (or whose row is gone) fall back to today's
-   * schema, recorded from now on, with a warning.
-   */
-  private PostgresCatalog.RecordedSchema resumeSchema(PostgresCatalog catalog, SourcePosition stored)
-      throws SQLException {
-    if (stored.schemaId() != null) {
-      PublishedSchema at = catalog.schemaAt(config.publication, stored.schemaId());
-      if (at != null) {
-        catalog.pruneSchemaHistory(config.publication, stored.schemaId());
-        return new PostgresCatalog.RecordedSchema(stored.schemaId(), at);
-      }
-    }
-    LOG.warn("The stored offsets of publication {} name no schema in pg2lite.schema_history (id {}): resuming with "
-        + "the current schema; rows written before DDL that committed while the source was stopped may be keyed by "
-        + "it", config.publication, stored.schemaId());
-    return catalog.recordSchema(config.publication);
   }
 
   /** Restart: the slot must still exist and must not be ahead of what we stored (a recreated slot is). */

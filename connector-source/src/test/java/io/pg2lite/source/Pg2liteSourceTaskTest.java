@@ -28,6 +28,7 @@ import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.RecordLimit;
+import io.pg2lite.source.kafka.SchemaHistory;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -112,7 +113,9 @@ class Pg2liteSourceTaskTest {
       SourcePosition start = new SourcePosition(V, V.nextMinor(), Map.of("lsn", 0x1000L));
       SchemaTracker schema = new SchemaTracker(schema(table(1, "t",
           List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), pk("t_pkey", "id"))), new ProtocolSpecs(true));
-      return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5, recordLimit);
+      return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5, recordLimit,
+          new SchemaHistory("t.schemas", "db/slot", Map.of("database", "db"), recordLimit.valueLimit()),
+          SourceStartup.CatalogResources.NONE);
     }
 
     @Override

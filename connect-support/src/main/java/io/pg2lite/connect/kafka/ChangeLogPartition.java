@@ -89,6 +89,19 @@ public final class ChangeLogPartition {
    * @throws org.apache.kafka.common.errors.TimeoutException (retriable) when Kafka does not answer
    */
   public Optional<ConsumerRecord<byte[], byte[]>> lastRecord(TopicPartition tp) {
+    return searchFromEnd(tp, window -> window.isEmpty() ? Optional.empty()
+        : Optional.of(window.get(window.size() - 1)));
+  }
+
+  /**
+   * What {@code search} finds in the committed records at the end of {@code tp}: it is given the
+   * last records, in order, in windows growing back from the end (each window holds the one
+   * before), until it finds something or the window reaches the start of the partition.
+   *
+   * @throws org.apache.kafka.common.errors.TimeoutException (retriable) when Kafka does not answer
+   */
+  public <T> Optional<T> searchFromEnd(TopicPartition tp,
+      java.util.function.Function<List<ConsumerRecord<byte[], byte[]>>, Optional<T>> search) {
     Map<String, Object> p = new HashMap<>(clientProps);
     p.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
     p.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
@@ -100,17 +113,15 @@ public final class ChangeLogPartition {
       for (long window = 16; ; window *= 4) {
         long from = Math.max(begin, end - window);
         consumer.seek(tp, from);
-        ConsumerRecord<byte[], byte[]> last = null;
+        List<ConsumerRecord<byte[], byte[]>> records = new java.util.ArrayList<>();
         while (consumer.position(tp) < end) {
           for (ConsumerRecord<byte[], byte[]> r : consumer.poll(Duration.ofMillis(500))) {
-            last = r;
+            records.add(r);
           }
         }
-        if (last != null) {
-          return Optional.of(last);
-        }
-        if (from == begin) {
-          return Optional.empty();
+        Optional<T> found = search.apply(records);
+        if (found.isPresent() || from == begin) {
+          return found;
         }
       }
     }

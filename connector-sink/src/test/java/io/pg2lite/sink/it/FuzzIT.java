@@ -50,12 +50,15 @@ import org.junit.jupiter.params.provider.MethodSource;
  * <ul>
  *   <li>default ({@code mvn verify}): seeds 1 and 2 on PostgreSQL 17 (the shared test server) and
  *       seed 27 on PostgreSQL 15 (a server of this class, from binaries the build copies into
- *       {@code target/postgres-binaries}), every {@link FuzzFeature} on;</li>
+ *       {@code target/postgres-binaries}) with event triggers, and seeds 3 (17) and 28 (15) without
+ *       ({@code ddl.detection = replication-stream}), every {@link FuzzFeature} on;</li>
  *   <li>{@code -Pfuzz}: {@code pg2lite.fuzz.seeds} seeds (default 100 in the profile), each on every
  *       version of {@code pg2lite.fuzz.versions} (default {@code 17,15});</li>
  *   <li>{@code -Dpg2lite.fuzz.seed=N}: replays seed N (on {@code pg2lite.fuzz.versions});
  *       {@code -Dpg2lite.fuzz.seeds=A..B} runs a range, {@code A,B,C} a list, {@code -Dpg2lite.fuzz.seeds=K} seeds
  *       {@code pg2lite.fuzz.firstSeed} (default 1000) onwards;</li>
+ *   <li>{@code -Dpg2lite.fuzz.ddl=replication-stream} (or {@code event-triggers}, the default, or
+ *       both, comma-separated) chooses how the source detects DDL;</li>
  *   <li>{@code -Dpg2lite.fuzz.disable=RETYPE,NEGATIVE_ZERO} switches features off (another
  *       workload for the same seed); {@code -Dpg2lite.fuzz.transactions} sets the length (60).</li>
  * </ul>
@@ -71,6 +74,9 @@ class FuzzIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
   private static final Duration CONVERGE = Duration.ofSeconds(Long.getLong("pg2lite.fuzz.convergeSeconds", 180));
   private static final Path OUT = Paths.get(System.getProperty("pg2lite.fuzz.dir", "target/fuzz"));
+  /** The two ways of detecting DDL ({@code ddl.detection}, ADR 0027): {@code -Dpg2lite.fuzz.ddl=A,B} picks. */
+  private static final String TRIGGERS = "event-triggers";
+  private static final String STREAM = "replication-stream";
   private static final int TRANSACTIONS = Integer.getInteger("pg2lite.fuzz.transactions", 60);
   /**
    * {@code -Dpg2lite.fuzz.lateSink=true}: the sink starts only after the workload, so it replays
@@ -98,7 +104,8 @@ class FuzzIT {
     String one = System.getProperty("pg2lite.fuzz.seed");
     String many = System.getProperty("pg2lite.fuzz.seeds");
     if (one == null && (many == null || many.isBlank())) {
-      return Stream.of(Arguments.of(1L, 17), Arguments.of(2L, 17), Arguments.of(27L, 15));
+      return Stream.of(Arguments.of(1L, 17, TRIGGERS), Arguments.of(2L, 17, TRIGGERS), Arguments.of(27L, 15, TRIGGERS),
+          Arguments.of(3L, 17, STREAM), Arguments.of(28L, 15, STREAM));
     }
     List<Long> seeds = new ArrayList<>();
     if (one != null) {
@@ -118,7 +125,9 @@ class FuzzIT {
     }
     List<Integer> versions = Stream.of(System.getProperty("pg2lite.fuzz.versions", "17,15").split(","))
         .map(String::trim).filter(v -> !v.isEmpty()).map(Integer::valueOf).toList();
-    return seeds.stream().flatMap(s -> versions.stream().map(v -> Arguments.of(s, v)));
+    List<String> modes = Stream.of(System.getProperty("pg2lite.fuzz.ddl", TRIGGERS).split(","))
+        .map(String::trim).filter(v -> !v.isEmpty()).toList();
+    return seeds.stream().flatMap(s -> versions.stream().flatMap(v -> modes.stream().map(m -> Arguments.of(s, v, m))));
   }
 
   @AfterAll
@@ -144,20 +153,21 @@ class FuzzIT {
     return postgres15;
   }
 
-  @ParameterizedTest(name = "seed {0} on PostgreSQL {1}")
+  @ParameterizedTest(name = "seed {0} on PostgreSQL {1}, DDL by {2}")
   @MethodSource("cases")
-  void replicaEqualsPostgres(long seed, int version, TestStack stack) throws Exception {
+  void replicaEqualsPostgres(long seed, int version, String detection, TestStack stack) throws Exception {
     long t0 = System.nanoTime();
     Workload workload = WorkloadGenerator.generate(seed, TRANSACTIONS, FEATURES);
     Path script = workload.writeScript(OUT.resolve("seed-" + seed + "-pg" + version + ".sql"));
     String outcome = "FAIL (exception)";
-    try (FuzzRun run = new FuzzRun(stack, server(stack, version), seed, version)) {
+    try (FuzzRun run = new FuzzRun(stack, server(stack, version), seed, version, detection)) {
       outcome = run.run(workload, script);
     } catch (Throwable e) {
       outcome = "FAIL: " + headline(e);
       throw e;
     } finally {
-      String line = String.format("seed %d pg%d %s: %s (%.0f s, %s; %s)", seed, version, disabled(), outcome,
+      String line = String.format("seed %d pg%d %s %s: %s (%.0f s, %s; %s)", seed, version, detection, disabled(),
+          outcome,
           (System.nanoTime() - t0) / 1e9, workload.summary(), script.toAbsolutePath());
       System.out.println("fuzz: " + line);
       Files.writeString(OUT.resolve("summary.txt"), line + System.lineSeparator(), StandardCharsets.UTF_8,
@@ -198,6 +208,8 @@ class FuzzIT {
     private final PostgresServer server;
     private final long seed;
     private final int version;
+    /** {@code ddl.detection}: event-triggers or replication-stream. */
+    private final String detection;
     private final TestDatabase db;
     private final String topic;
     private final SqliteFiles files;
@@ -207,8 +219,9 @@ class FuzzIT {
     private ConnectWorker worker;
     private boolean sinkStarted;
 
-    FuzzRun(TestStack stack, PostgresServer server, long seed, int version) throws Exception {
+    FuzzRun(TestStack stack, PostgresServer server, long seed, int version, String detection) throws Exception {
       this.stack = stack;
+      this.detection = detection;
       this.server = server;
       this.seed = seed;
       this.version = version;
@@ -231,6 +244,8 @@ class FuzzIT {
       sourceConfig.put("database.port", String.valueOf(server.port()));
       sourceConfig.put("publication.name", workload.publication());
       sourceConfig.put("heartbeat.interval.ms", "1000");
+      sourceConfig.put("ddl.detection", detection);
+      sourceConfig.put("schema.check.interval.ms", "500");
       if (SPLIT_RECORDS != null) {
         sourceConfig.put("exactly.once.split.records", SPLIT_RECORDS);
       }
@@ -250,6 +265,9 @@ class FuzzIT {
       try (WorkloadRunner runner = new WorkloadRunner(db.jdbcUrl(), server.user(), server.password(), this::restart)) {
         runner.run(workload.actions());
         failOnStatementErrors(runner, "workload", script);
+        if (STREAM.equals(detection)) {
+          awaitCatalogCheckAfter(System.currentTimeMillis());
+        }
         markerValue = runner.bumpMarker(workload.marker());
       }
       if (LATE_SINK) {
@@ -281,7 +299,8 @@ class FuzzIT {
       String off = System.getProperty("pg2lite.fuzz.disable");
       return "mvn -B -o verify -pl connector-sink -am -Dtest=NONE -Dsurefire.failIfNoSpecifiedTests=false"
           + " -Dit.test=FuzzIT -Dfailsafe.failIfNoSpecifiedTests=false -Dpg2lite.fuzz.seed=" + seed
-          + " -Dpg2lite.fuzz.versions=" + version + (off == null ? "" : " -Dpg2lite.fuzz.disable=" + off)
+          + " -Dpg2lite.fuzz.versions=" + version + " -Dpg2lite.fuzz.ddl=" + detection
+          + (off == null ? "" : " -Dpg2lite.fuzz.disable=" + off)
           + (TRANSACTIONS == 60 ? "" : " -Dpg2lite.fuzz.transactions=" + TRANSACTIONS)
           + (LATE_SINK ? " -Dpg2lite.fuzz.lateSink=true" : "")
           + (SPLIT_RECORDS == null ? "" : " -Dpg2lite.fuzz.splitRecords=" + SPLIT_RECORDS);
@@ -337,6 +356,24 @@ class FuzzIT {
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException("cannot remove the replica for a restore", e);
       }
+    }
+
+    /**
+     * Replication-stream mode: waits until the source wrote a catalog check after {@code since}
+     * (its MBean, this JVM's worker): a schema change the workload's last transactions made with no
+     * row change after it is then in the WAL before the marker that follows.
+     */
+    private void awaitCatalogCheckAfter(long since) throws Exception {
+      javax.management.ObjectName mbean = new javax.management.ObjectName("io.pg2lite:type=source,connector="
+          + javax.management.ObjectName.quote(source) + ",slot=" + javax.management.ObjectName.quote(db.name() + "_slot"));
+      Await.until("a catalog check after the workload", WAIT, () -> {
+        try {
+          return (Long) java.lang.management.ManagementFactory.getPlatformMBeanServer()
+              .getAttribute(mbean, "LastCatalogCheck") > since;
+        } catch (javax.management.JMException e) {
+          return false; // the task is restarting
+        }
+      });
     }
 
     /**

@@ -62,11 +62,26 @@ public final class SourceConfig {
   private static final String HEARTBEAT_INTERVAL_DOC = "How often an idle source writes a heartbeat, so the slot "
       + "advances and Postgres can recycle WAL even when no published table changes. 0 disables it.";
   public static final long HEARTBEAT_INTERVAL_DEFAULT = 10_000L;
+  public static final String DDL_DETECTION_CONFIG = "ddl.detection";
+  private static final String DDL_DETECTION_DOC = "How the source learns of schema changes. 'event-triggers': "
+      + "pg2lite's catalog and event triggers report every DDL exactly, inside its transaction; installed at start "
+      + "by trying (a superuser or a managed admin role such as rds_superuser may), else the task fails. "
+      + "'replication-stream': nothing is installed; pgoutput's Relation messages and the source's catalog checks "
+      + "report schema changes (docs/source-connector.md, 'Schema changes without event triggers'). 'auto' "
+      + "(default): event triggers where the role may install them, else replication-stream, with a WARN.";
+  public static final String DDL_DETECTION_DEFAULT = "auto";
+  public static final String SCHEMA_CHECK_INTERVAL_CONFIG = "schema.check.interval.ms";
+  private static final String SCHEMA_CHECK_INTERVAL_DOC = "replication-stream mode: how often the source reads "
+      + "the publication's schema and, when it changed, writes a catalog check into the WAL. Bounds how late a "
+      + "replica shows a schema change no row change follows: a table added to or removed from the publication, "
+      + "an index, a change of a table nobody writes to.";
+  public static final long SCHEMA_CHECK_INTERVAL_DEFAULT = 5_000L;
 
   public static final String TOPIC_CONFIG = "topic";
   private static final String TOPIC_DOC = "The change-log topic. Must have exactly one partition.";
   public static final String TOPIC_CREATE_CONFIG = "topic.create";
-  private static final String TOPIC_CREATE_DOC = "Create the change-log and heartbeat topics on start if missing "
+  private static final String TOPIC_CREATE_DOC = "Create the change-log, heartbeat and schema history topics on "
+      + "start if missing "
       + "(one partition, cleanup.policy=delete, unlimited retention).";
   public static final String TOPIC_REPLICATION_FACTOR_CONFIG = "topic.replication.factor";
   private static final String TOPIC_REPLICATION_FACTOR_DOC = "Replication factor of topics the source creates; "
@@ -74,6 +89,10 @@ public final class SourceConfig {
   public static final String HEARTBEAT_TOPIC_CONFIG = "heartbeat.topic";
   private static final String HEARTBEAT_TOPIC_DOC = "Topic for heartbeat records, which carry the source position "
       + "when no change does. Default: '<topic>.heartbeat'.";
+  public static final String SCHEMA_HISTORY_TOPIC_CONFIG = "schema.history.topic";
+  private static final String SCHEMA_HISTORY_TOPIC_DOC = "Topic where the source records the published schema as "
+      + "of each commit that changed it, so a restart resumes with the schema of its position (one partition, "
+      + "unlimited retention: never shorten it). Default: '<topic>.schemas'.";
   public static final String COMMIT_INTERVAL_CONFIG = "exactly.once.commit.interval.ms";
   private static final String COMMIT_INTERVAL_DOC = "Exactly-once mode: while the source is catching up, complete "
       + "upstream transactions are grouped into one Kafka transaction for up to this long (a Kafka commit is "
@@ -153,6 +172,12 @@ public final class SourceConfig {
             GROUP_REPLICATION, 4, Width.SHORT, "Replica identity policy")
         .define(HEARTBEAT_INTERVAL_CONFIG, Type.LONG, HEARTBEAT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, HEARTBEAT_INTERVAL_DOC, GROUP_REPLICATION, 5, Width.SHORT, "Heartbeat interval")
+        .define(DDL_DETECTION_CONFIG, Type.STRING, DDL_DETECTION_DEFAULT,
+            ConfigDef.ValidString.in("auto", "event-triggers", "replication-stream"), Importance.MEDIUM,
+            DDL_DETECTION_DOC, GROUP_REPLICATION, 6, Width.SHORT, "DDL detection")
+        .define(SCHEMA_CHECK_INTERVAL_CONFIG, Type.LONG, SCHEMA_CHECK_INTERVAL_DEFAULT,
+            ConfigDef.Range.between(100, 3_600_000), Importance.LOW, SCHEMA_CHECK_INTERVAL_DOC, GROUP_REPLICATION, 7,
+            Width.SHORT, "Schema check interval")
         .define(TOPIC_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
             TOPIC_DOC, GROUP_TOPIC, 1, Width.MEDIUM, "Change-log topic")
         .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
@@ -169,6 +194,8 @@ public final class SourceConfig {
             Importance.LOW, SPLIT_BYTES_DOC, GROUP_TOPIC, 8, Width.SHORT, "Exactly-once split bytes")
         .define(HEARTBEAT_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, HEARTBEAT_TOPIC_DOC, GROUP_TOPIC, 4,
             Width.MEDIUM, "Heartbeat topic")
+        .define(SCHEMA_HISTORY_TOPIC_CONFIG, Type.STRING, "", Importance.LOW, SCHEMA_HISTORY_TOPIC_DOC, GROUP_TOPIC, 9,
+            Width.MEDIUM, "Schema history topic")
         .define(BACKFILL_BATCH_ROWS_CONFIG, Type.INT, BACKFILL_BATCH_ROWS_DEFAULT, ConfigDef.Range.between(1, 100_000),
             Importance.LOW, BACKFILL_BATCH_ROWS_DOC, GROUP_BACKFILL, 1, Width.SHORT, "Backfill batch rows")
         .define(BACKFILL_TRANSACTION_BATCHES_CONFIG, Type.INT, BACKFILL_TRANSACTION_BATCHES_DEFAULT,
@@ -202,6 +229,10 @@ public final class SourceConfig {
   public final boolean createTopics;
   public final short topicReplicationFactor;
   public final String heartbeatTopic;
+  public final String schemaHistoryTopic;
+  /** {@code ddl.detection}: auto, event-triggers or replication-stream. */
+  public final String ddlDetection;
+  public final long schemaCheckIntervalMs;
   public final String kafkaBootstrapServers;
   public final long commitIntervalMs;
   public final long splitRecords;
@@ -243,6 +274,10 @@ public final class SourceConfig {
     topicReplicationFactor = c.getShort(TOPIC_REPLICATION_FACTOR_CONFIG);
     String hb = c.getString(HEARTBEAT_TOPIC_CONFIG);
     heartbeatTopic = hb.isEmpty() ? topic + ".heartbeat" : hb;
+    String history = c.getString(SCHEMA_HISTORY_TOPIC_CONFIG);
+    schemaHistoryTopic = history.isEmpty() ? topic + ".schemas" : history;
+    ddlDetection = c.getString(DDL_DETECTION_CONFIG);
+    schemaCheckIntervalMs = c.getLong(SCHEMA_CHECK_INTERVAL_CONFIG);
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
     splitRecords = c.getLong(SPLIT_RECORDS_CONFIG);

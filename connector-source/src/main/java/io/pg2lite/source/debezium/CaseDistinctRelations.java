@@ -40,6 +40,7 @@ final class CaseDistinctRelations implements MessageDecoder {
   private static final String FIELD = "messageDecoder";
 
   private final MessageDecoder decoder;
+  private final RelationMessages relations = new RelationMessages();
   /** Per table ({@code schema.name} as the Relation message names it): decoder name to upstream name. */
   private final Map<String, Map<String, String>> renamed = new ConcurrentHashMap<>();
 
@@ -69,6 +70,11 @@ final class CaseDistinctRelations implements MessageDecoder {
     }
   }
 
+  /** The Relation messages this wrapper has seen, with their names as Postgres sent them. */
+  RelationMessages relations() {
+    return relations;
+  }
+
   /** The upstream name of a column of table {@code schema.name} as the decoder names it. */
   String upstreamName(String schema, String table, String decoderName) {
     Map<String, String> names = renamed.get(schema + "." + table);
@@ -78,8 +84,11 @@ final class CaseDistinctRelations implements MessageDecoder {
   @Override
   public void processMessage(ByteBuffer buffer, ReplicationStream.ReplicationMessageProcessor processor,
       TypeRegistry typeRegistry) throws SQLException, InterruptedException {
-    ByteBuffer read = buffer.remaining() > 0 && buffer.get(buffer.position()) == 'R'
-        ? caseDistinct(buffer, renamed) : buffer;
+    boolean relation = buffer.remaining() > 0 && buffer.get(buffer.position()) == 'R';
+    if (relation) {
+      relations.received(buffer);
+    }
+    ByteBuffer read = relation ? caseDistinct(buffer, renamed) : buffer;
     decoder.processMessage(read, processor, typeRegistry);
   }
 
@@ -147,13 +156,7 @@ final class CaseDistinctRelations implements MessageDecoder {
   }
 
   private static String cString(ByteBuffer in) {
-    int start = in.position();
-    while (in.get() != 0) {
-      // to the terminating NUL
-    }
-    byte[] bytes = new byte[in.position() - start - 1];
-    in.duplicate().position(start).get(bytes);
-    return new String(bytes, StandardCharsets.UTF_8);
+    return RelationMessages.cString(in);
   }
 
   @Override

@@ -76,6 +76,11 @@ final class DecodedMessageMapper {
     this.relationNames = relationNames;
   }
 
+  /** The transaction between the last BEGIN and its COMMIT; -1 outside one. */
+  long transactionId() {
+    return txId;
+  }
+
   /**
    * Maps one decoded message; null for one that carries nothing pg2lite needs (origin, no-op,
    * a change of pg2lite's own catalog).

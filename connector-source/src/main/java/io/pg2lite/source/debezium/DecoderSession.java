@@ -60,14 +60,16 @@ public final class DecoderSession implements ReplicationSession {
   private final ReplicationConnection replication;
   private final ReplicationStream stream;
   private final DecodedMessageMapper mapper;
+  private final RelationMessages relations;
 
   private DecoderSession(PostgresConnection values, PostgresConnection metadata, ReplicationConnection replication,
-      ReplicationStream stream, DecodedMessageMapper mapper) {
+      ReplicationStream stream, DecodedMessageMapper mapper, RelationMessages relations) {
     this.values = values;
     this.metadata = metadata;
     this.replication = replication;
     this.stream = stream;
     this.mapper = mapper;
+    this.relations = relations;
   }
 
   /** Opens sessions of the source's slot, with the source's fixed Debezium settings ({@link DebeziumProperties}). */
@@ -141,7 +143,7 @@ public final class DecoderSession implements ReplicationSession {
           : replication.startStreaming(Lsn.valueOf(resumeLsn), new WalPositionLocator());
       DecodedMessageMapper mapper = new DecodedMessageMapper(schema,
           () -> values.connection().unwrap(BaseConnection.class), converters, relationNames);
-      return new DecoderSession(values, metadata, replication, stream, mapper);
+      return new DecoderSession(values, metadata, replication, stream, mapper, relationNames.relations());
     } catch (SQLException | InterruptedException | RuntimeException e) {
       closeQuietly(replication);
       values.close();
@@ -178,6 +180,9 @@ public final class DecoderSession implements ReplicationSession {
           out.add(e);
         }
       });
+      // A Relation message reaches the decoder alone (it hands out nothing for it): it goes out
+      // here, after the BEGIN before it and before the change after it.
+      relations.drain(out, mapper.transactionId());
       long elapsed = System.nanoTime() - start;
       if (!read) {
         if (!out.isEmpty() || elapsed > IDLE_WAIT_NANOS) {

@@ -37,6 +37,7 @@ public final class ChangeLogRecords {
   private final String topic;
   private final String heartbeatTopic;
   private final int valueLimit;
+  private final SchemaHistory history;
   private final ArrayDeque<Emitted> queue = new ArrayDeque<>();
   /** The parts of the entry being drained; null between entries. */
   private Splitting splitting;
@@ -52,9 +53,10 @@ public final class ChangeLogRecords {
    *     record's + 1, so numbers run on without a hole across restarts (see
    *     {@link ChangeLogHeaders#SEQ}); records must be built in the order they are written
    */
-  public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic, long nextSeq,
-      int valueLimit) {
+  public ChangeLogRecords(Map<String, ?> partition, String topic, String heartbeatTopic, SchemaHistory history,
+      long nextSeq, int valueLimit) {
     this.partition = partition;
+    this.history = history;
     this.topic = topic;
     this.heartbeatTopic = heartbeatTopic;
     this.nextSeq = nextSeq;
@@ -89,6 +91,11 @@ public final class ChangeLogRecords {
         started = queue.poll();
         if (started.isHeartbeat()) {
           r = heartbeat(started);
+        } else if (started.isSchema()) {
+          // Rare and small (compressed): all its records at once.
+          List<SourceRecord> parts = history.records(started.schema(), offset(started.position()));
+          out.addAll(parts.subList(0, parts.size() - 1));
+          r = parts.get(parts.size() - 1);
         } else {
           ChangeLogEntry entry = started.entry();
           RecordValues values = RecordValues.of(codec, entry, valueLimit, scratch);

@@ -130,6 +130,12 @@ public final class ChangeLogTopic {
     }
   }
 
+  /** The newest schema {@code history} holds at or before {@code commit} of lineage {@code replicaVersion}. */
+  public Optional<io.pg2lite.source.schema.RecordedSchema> schemaAtOrBefore(SchemaHistory history,
+      Watermark replicaVersion, Watermark commit) {
+    return history.atOrBefore(log, replicaVersion, commit);
+  }
+
   /**
    * The last committed change-log record of {@code topic}, or empty when the topic holds none.
    * Read with {@code read_committed}: records of aborted Kafka transactions never count.

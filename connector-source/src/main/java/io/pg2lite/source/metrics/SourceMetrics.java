@@ -20,6 +20,8 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   private static final Logger LOG = LoggerFactory.getLogger(SourceMetrics.class);
 
   private final ThrottledReading slotLag;
+  private volatile String ddlDetection = "";
+  private volatile LongSupplier lastCatalogCheck = () -> -1;
   private volatile String lastCommit = "";
   private final BackfillProgress backfills = new BackfillProgress();
   private Instant currentCommitTime;
@@ -35,7 +37,7 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   }
 
   public void recordEmitted(Emitted e) {
-    if (e.isHeartbeat()) {
+    if (e.entry() == null) {
       return;
     }
     backfills.observe(e.entry().message());
@@ -65,6 +67,22 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   @Override
   public String getLastCommitWatermark() {
     return lastCommit;
+  }
+
+  /** Which {@link io.pg2lite.source.schema.DdlDetection} runs, and when its last catalog check was. */
+  public void ddlDetection(String name, LongSupplier lastCheck) {
+    ddlDetection = name;
+    lastCatalogCheck = lastCheck;
+  }
+
+  @Override
+  public String getDdlDetection() {
+    return ddlDetection;
+  }
+
+  @Override
+  public long getLastCatalogCheck() {
+    return lastCatalogCheck.getAsLong();
   }
 
   @Override

@@ -22,4 +22,17 @@ public interface SourceMetricsMBean extends FlowMBean {
 
   /** Rows still to copy, over all copies under way. */
   long getBackfillRowsRemaining();
+
+  /**
+   * How the source learns of schema changes: {@code event-triggers} (pg2lite's catalog and event
+   * triggers are installed) or {@code replication-stream} (Relation messages and catalog checks;
+   * docs/source-connector.md, "Schema changes without event triggers").
+   */
+  String getDdlDetection();
+
+  /**
+   * When the last catalog check was written (epoch ms) in replication-stream mode, -1 before the
+   * first and with event triggers.
+   */
+  long getLastCatalogCheck();
 }

@@ -53,13 +53,13 @@ public final class StreamMultiplexer implements AutoCloseable {
   private Emitted observe(Emitted e) {
     if (e.entry() != null) {
       backfill.observe(e.entry());
-    } else {
+    } else if (e.isHeartbeat()) {
       backfill.mainStreamAt(e.position().lastCommit());
     }
     if (e.endsTransaction()) {
       committedBackfills = backfill.requiredJson();
     }
-    return new Emitted(e.entry(), stamp(e.position()), e.endsTransaction());
+    return e.withPosition(stamp(e.position()));
   }
 
   /** Positions are shared by the records of a transaction; so are the stamped ones. */

@@ -7,75 +7,142 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
-import org.apache.kafka.connect.errors.ConnectException;
 
 /**
  * Installs pg2lite's catalog objects (schema {@code pg2lite}: the published-schema function and
- * the DDL event triggers) once per database, idempotently, and registers a publication for DDL
- * reporting. Installing event triggers needs a superuser; a later start by a less privileged user
- * finds them installed and goes on.
+ * the DDL event triggers) once per database, idempotently, and registers the publication for DDL
+ * reporting, by trying: a role that may create event triggers (a superuser, or a managed
+ * service's admin role such as RDS's {@code rds_superuser}, which is no superuser) succeeds; a
+ * role that may not is told why, and the source then runs without event triggers (ADR 0027).
+ * Whether a role may is never guessed from {@code rolsuper}.
  */
 public final class CatalogInstaller {
   /** The version of install.sql; a database with an older one is upgraded. */
-  public static final int VERSION = 3;
-  /** The first version with {@code pg2lite.schema_history}. */
-  public static final int SCHEMA_HISTORY = 2;
+  public static final int VERSION = 4;
+  /** SQLSTATE insufficient_privilege: what a role that may not install gets. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CatalogInstaller.class);
 
   private CatalogInstaller() {}
 
   /**
-   * Installs or upgrades the catalog objects; returns the version in place afterwards. An older
-   * version that a non-superuser cannot upgrade is kept (with a warning), and the source still
-   * runs with what it lacks: version 1 the schema history (the restart limit ADR 0009 removes),
-   * versions 1 and 2 the exclusion of generated columns pgoutput does not send (issue 32).
+   * What trying gave.
+   *
+   * @param version the catalog version in place (0: none)
+   * @param unavailable why the event triggers cannot report this publication, or null when they do
    */
-  public static int ensureInstalled(Connection c) throws SQLException {
+  public record Outcome(int version, String unavailable) {
+    public boolean eventTriggers() {
+      return unavailable == null;
+    }
+  }
+
+  /**
+   * Installs or upgrades the catalog objects and registers {@code publication}. A catalog in place
+   * whose upgrade the role may not run is kept, with a warning, as long as its triggers are
+   * enabled: older versions report DDL too (version 1 and 2 with generated columns in the schema,
+   * which live rows leave NULL).
+   *
+   * @param dryRun for {@code validate()}: all of it in one transaction, rolled back
+   */
+  public static Outcome tryInstall(Connection c, String publication, boolean dryRun) throws SQLException {
     int installed = installedVersion(c);
-    if (installed >= VERSION) {
-      return installed;
-    }
-    if (installed > 0 && !isSuperuser(c)) {
-      LOG.warn("pg2lite's catalog objects in database {} are version {}, and user {} is not a superuser, which the "
-          + "upgrade to version {} needs: the source runs with the old catalog (without the schema history before "
-          + "version 2, so a restart behind later DDL resumes with today's schema; with generated columns in the "
-          + "schema before version 3, which live rows leave NULL; docs/operations.md, upgrade). Start the connector "
-          + "once as a superuser, or run install.sql as one.", c.getCatalog(), installed, c.getMetaData().getUserName(),
-          VERSION);
-      return installed;
-    }
-    if (!isSuperuser(c)) {
-      throw new ConnectException("pg2lite's DDL event triggers are not installed in database " + c.getCatalog()
-          + " and user " + c.getMetaData().getUserName() + " is not a superuser, which creating event triggers "
-          + "requires. Start the connector once as a superuser, or run install.sql from the pg2lite source "
-          + "connector as one.");
+    boolean enabled = installed > 0 && triggersEnabled(c);
+    if (installed >= VERSION && enabled) {
+      return register(c, publication, installed, dryRun);
     }
     boolean auto = c.getAutoCommit();
     c.setAutoCommit(false);
     try (Statement s = c.createStatement()) {
       s.execute("SELECT pg_advisory_xact_lock(hashtext('pg2lite.install'))");
-      // An upgrade runs while the old event triggers exist: without this they would report the
-      // install script's own CREATE TABLE/INDEX as DDL (and an old published_schema includes
-      // schema pg2lite for a FOR ALL TABLES publication). Event triggers do not fire in replica mode.
-      s.execute("SET LOCAL session_replication_role = replica");
+      if (installed > 0) {
+        quietOldTriggers(c);
+      }
       s.execute(script());
-      c.commit();
+      if (dryRun) {
+        c.rollback();
+      } else {
+        c.commit();
+      }
     } catch (SQLException e) {
       c.rollback();
-      throw e;
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      String user = c.getMetaData().getUserName();
+      if (enabled) {
+        LOG.warn("pg2lite's catalog objects in database {} are version {}, and user {} may not upgrade them to "
+            + "version {} ({}): the source uses the old ones{}. Start the connector once as a role that may, or run "
+            + "install.sql as one (docs/operations.md, upgrade).", c.getCatalog(), installed, user, VERSION,
+            e.getMessage(), installed < 3 ? " (with generated columns in the schema, which live rows leave NULL)" : "");
+        return register(c, publication, installed, dryRun);
+      }
+      return new Outcome(installed, "user " + user + " may not install pg2lite's catalog and event triggers in "
+          + "database " + c.getCatalog() + " (" + e.getMessage() + ")");
     } finally {
       c.setAutoCommit(auto);
     }
-    return VERSION;
+    return dryRun ? new Outcome(VERSION, null) : register(c, publication, VERSION, false);
+  }
+
+  /**
+   * An upgrade runs while the old event triggers exist: without this they would report the
+   * install script's own CREATE TABLE/INDEX as DDL (and an old published_schema includes schema
+   * pg2lite for a FOR ALL TABLES publication). Event triggers do not fire in replica mode. A role
+   * that may not set it (it needs a superuser, or a grant) upgrades with the old triggers firing:
+   * what they report is pg2lite's own schema, which is never replicated.
+   */
+  private static void quietOldTriggers(Connection c) throws SQLException {
+    Savepoint before = c.setSavepoint();
+    try (Statement s = c.createStatement()) {
+      s.execute("SET LOCAL session_replication_role = replica");
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      c.rollback(before);
+    }
   }
 
   /** Makes the DDL triggers report {@code publication}'s schema. */
-  public static void registerPublication(Connection c, String publication) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "INSERT INTO pg2lite.sources (publication) VALUES (?) ON CONFLICT DO NOTHING")) {
+  private static Outcome register(Connection c, String publication, int version, boolean dryRun)
+      throws SQLException {
+    String sql = dryRun ? "SELECT has_table_privilege('pg2lite.sources', 'INSERT')"
+        : "INSERT INTO pg2lite.sources (publication) VALUES (?) ON CONFLICT DO NOTHING";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      if (dryRun) {
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next() && rs.getBoolean(1)) {
+            return new Outcome(version, null);
+          }
+        }
+        return new Outcome(version, notRegistered(c, "permission denied for table sources"));
+      }
       ps.setString(1, publication);
       ps.executeUpdate();
+      return new Outcome(version, null);
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      return new Outcome(version, notRegistered(c, e.getMessage()));
+    }
+  }
+
+  private static String notRegistered(Connection c, String why) throws SQLException {
+    String user = c.getMetaData().getUserName();
+    return "pg2lite's event triggers are installed in database " + c.getCatalog() + ", but user " + user
+        + " may not register its publication with them (" + why + "; GRANT INSERT ON pg2lite.sources TO " + user + ")";
+  }
+
+  /** Whether both of pg2lite's event triggers exist and are enabled. */
+  static boolean triggersEnabled(Connection c) throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) = 2 FROM "
+        + "pg_catalog.pg_event_trigger WHERE evtname IN ('pg2lite_ddl_start', 'pg2lite_ddl_end') AND evtenabled <> 'D'")) {
+      rs.next();
+      return rs.getBoolean(1);
     }
   }
 
@@ -89,13 +156,6 @@ public final class CatalogInstaller {
     }
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT version FROM pg2lite.installed")) {
       return rs.next() ? rs.getInt(1) : 0;
-    }
-  }
-
-  static boolean isSuperuser(Connection c) throws SQLException {
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT rolsuper FROM pg_roles WHERE rolname = current_user")) {
-      return rs.next() && rs.getBoolean(1);
     }
   }
 
@@ -134,6 +194,43 @@ public final class CatalogInstaller {
     }
     m.appendTail(sql);
     return new Query(sql.toString(), count);
+  }
+
+  /**
+   * The published-schema query of {@link #publishedSchemaQuery} for given tables instead of the
+   * publication's: its first parameter is an array of table OIDs, its second an OID above which
+   * every user table is read too (tables created since the last read), the others ({@link
+   * Query#parameters}) the publication.
+   * It reads the catalog only, never {@code pg_publication_tables}, whose function opens every
+   * published table (ACCESS SHARE): a read that waits behind a DDL's lock request, from the
+   * thread a backfill copy waits on, would hold that DDL up until a lock timeout (fuzz seeds
+   * 3503, 3504). For the same reason it leaves column defaults out ({@code pg_get_expr} opens the
+   * table: fuzz seed 3507, a DROP TABLE held up behind a copy that waited for this read): without
+   * event triggers every added column is backfilled, so no default is needed. Column lists are not
+   * applied: the caller takes the columns a Relation message names.
+   */
+  /** A column default's text: {@code pg_get_expr} with a relation opens it (ACCESS SHARE) to name its columns. */
+  private static final String DEFAULT_EXPRESSION = "pg_get_expr(d.adbin, d.adrelid)";
+
+  static Query tablesQuery() {
+    Query all = publishedSchemaQuery();
+    String sql = all.sql();
+    int start = sql.indexOf("WITH pt AS (");
+    int end = sql.indexOf("\n  )", start);
+    if (start < 0 || end < 0) {
+      throw new IllegalStateException("install.sql: the body of pg2lite.published_schema has no \"WITH pt AS (\" "
+          + "... \"\\n  )\" to read tables by OID with");
+    }
+    String byOid = "WITH pt AS (\n    SELECT c.oid AS reloid, n.oid AS nspoid, n.nspname, c.relname, c.relreplident, "
+        + "NULL::name[] AS attnames\n    FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = "
+        + "c.relnamespace\n    WHERE c.oid = ANY (CAST(? AS bigint[])::oid[]) OR (c.oid > CAST(? AS bigint)::oid AND "
+        + "c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema', 'pg_toast', 'pg2lite'))";
+    String tables = sql.substring(0, start) + byOid + sql.substring(end);
+    if (!tables.contains(DEFAULT_EXPRESSION)) {
+      throw new IllegalStateException("install.sql: the body of pg2lite.published_schema has no " + DEFAULT_EXPRESSION);
+    }
+    tables = tables.replace(DEFAULT_EXPRESSION, "NULL::text");
+    return new Query(tables, tables.split("CAST\\(\\? AS text\\)", -1).length - 1);
   }
 
   static String script() {

@@ -1,6 +1,8 @@
 package io.pg2lite.source.postgres;
 
 import io.pg2lite.protocol.watermark.Lsn;
+import io.pg2lite.source.schema.CatalogCheck;
+import io.pg2lite.source.schema.CatalogView;
 import io.pg2lite.source.schema.PublishedSchema;
 import io.pg2lite.source.schema.PublishedSchemaParser;
 import java.sql.Connection;
@@ -8,7 +10,10 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /** Queries and commands on the upstream database that the source needs outside the replication stream. */
 public final class PostgresCatalog {
@@ -117,11 +122,27 @@ public final class PostgresCatalog {
     }
   }
 
-  /** Whether the connected user has the REPLICATION attribute or is a superuser. */
+  /**
+   * Whether the connected user may replicate: it has the REPLICATION attribute or is a superuser,
+   * or it is a member of a role that has it, as managed services grant it (RDS and Aurora:
+   * {@code GRANT rds_replication TO app}; the service checks the membership, not the attribute).
+   */
   public boolean currentUserMayReplicate() throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT rolreplication OR rolsuper FROM pg_roles WHERE rolname = current_user");
+    try (PreparedStatement ps = c.prepareStatement("SELECT r.rolreplication OR r.rolsuper OR EXISTS (SELECT 1 FROM "
+        + "pg_roles g WHERE (g.rolreplication OR g.rolname = 'rds_replication') AND g.oid <> r.oid "
+        + "AND pg_has_role(r.oid, g.oid, 'MEMBER')) FROM pg_roles r WHERE r.rolname = current_user");
         ResultSet rs = ps.executeQuery()) {
+      return rs.next() && rs.getBoolean(1);
+    }
+  }
+
+  /** Whether the connected user may write logical messages (catalog checks, heartbeats). */
+  public boolean mayWriteLogicalMessages() throws SQLException {
+    // Postgres 17 added a fourth parameter (flush, with a default): look the function up by name.
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT coalesce(bool_or("
+        + "has_function_privilege(p.oid, 'EXECUTE')), false) FROM pg_catalog.pg_proc p WHERE p.proname = "
+        + "'pg_logical_emit_message' AND p.pronamespace = 'pg_catalog'::regnamespace "
+        + "AND p.proargtypes[2] = 'text'::regtype")) {
       return rs.next() && rs.getBoolean(1);
     }
   }
@@ -139,23 +160,26 @@ public final class PostgresCatalog {
 
   /**
    * The publication's schema as the source will read it, also before pg2lite's catalog objects
-   * are installed (for {@code validate()}): then the query of {@code pg2lite.published_schema} is
-   * run as is, read out of install.sql ({@link CatalogInstaller#publishedSchemaQuery}), as the
-   * connected user, so there is one query and nothing is created.
+   * are installed (for {@code validate()}, and the replication-stream mode, which installs
+   * nothing): the query of {@code pg2lite.published_schema} is run as is, read out of install.sql
+   * ({@link CatalogInstaller#publishedSchemaQuery}), as the connected user, so there is one query
+   * and nothing is created.
    */
-  public PublishedSchema publishedSchemaAsInstalledOrNot(String publication) throws SQLException {
-    boolean installed;
-    try (Statement s = c.createStatement();
-        ResultSet rs = s.executeQuery("SELECT to_regprocedure('pg2lite.published_schema(text)') IS NOT NULL")) {
-      rs.next();
-      installed = rs.getBoolean(1);
-    }
-    if (installed) {
-      return publishedSchema(publication);
-    }
-    CatalogInstaller.Query q = CatalogInstaller.publishedSchemaQuery();
+  public PublishedSchema publishedSchemaQueried(String publication) throws SQLException {
+    return PublishedSchemaParser.parse(publishedSchemaJson(publication));
+  }
+
+  /**
+   * The tables of {@code oids}, and every user table with an OID above {@code newerThan}, as the
+   * published schema describes them, all their columns (no column list applied), read without
+   * locking any of them ({@link CatalogInstaller#tablesQuery}). Tables that no longer exist are absent.
+   */
+  public PublishedSchema tables(String publication, Collection<Long> oids, long newerThan) throws SQLException {
+    CatalogInstaller.Query q = CatalogInstaller.tablesQuery();
     try (PreparedStatement ps = c.prepareStatement(q.sql())) {
-      for (int i = 1; i <= q.parameters(); i++) {
+      ps.setArray(1, c.createArrayOf("bigint", oids.toArray()));
+      ps.setLong(2, newerThan);
+      for (int i = 3; i <= q.parameters() + 2; i++) {
         ps.setString(i, publication);
       }
       try (ResultSet rs = ps.executeQuery()) {
@@ -165,39 +189,107 @@ public final class PostgresCatalog {
     }
   }
 
-  /** A published schema and its id in {@code pg2lite.schema_history}. */
-  public record RecordedSchema(long id, PublishedSchema schema) {}
-
-  /** Records the publication's current schema in the history (or finds it as the newest row). */
-  public RecordedSchema recordSchema(String publication) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT schema_id, schema::text FROM pg2lite.record_schema(?)")) {
-      ps.setString(1, publication);
+  /** The JSON of {@link #publishedSchemaQueried}. */
+  String publishedSchemaJson(String publication) throws SQLException {
+    CatalogInstaller.Query q = CatalogInstaller.publishedSchemaQuery();
+    try (PreparedStatement ps = c.prepareStatement(q.sql())) {
+      for (int i = 1; i <= q.parameters(); i++) {
+        ps.setString(i, publication);
+      }
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
-        return new RecordedSchema(rs.getLong(1), PublishedSchemaParser.parse(rs.getString(2)));
+        return rs.getString(1);
       }
     }
   }
 
-  /** The schema recorded under {@code id}; null when the history no longer has it. */
-  public PublishedSchema schemaAt(String publication, long id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.schema_at(?, ?)::text")) {
+  /**
+   * Writes a catalog check into the WAL (replication-stream mode, ADR 0027): in one REPEATABLE
+   * READ transaction, the snapshot and the publication's schema under it, then a transactional
+   * logical message carrying both, which the stream delivers at the transaction's commit. Returns
+   * the schema's JSON; does nothing when it equals {@code unlessEqualTo}.
+   */
+  public String writeCatalogCheck(String publication, String unlessEqualTo) throws SQLException {
+    boolean auto = c.getAutoCommit();
+    c.setAutoCommit(false);
+    try {
+      try (Statement s = c.createStatement()) {
+        s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
+      }
+      String snapshot;
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_current_snapshot()::text")) {
+        rs.next();
+        snapshot = rs.getString(1);
+      }
+      String schema = publishedSchemaJson(publication);
+      if (schema.equals(unlessEqualTo)) {
+        c.rollback();
+        return schema;
+      }
+      try (PreparedStatement ps = c.prepareStatement("SELECT pg_logical_emit_message(true, ?, ?)")) {
+        ps.setString(1, CatalogCheck.PREFIX);
+        ps.setString(2, CatalogCheck.message(snapshot, schema));
+        ps.execute();
+      }
+      c.commit();
+      return schema;
+    } catch (SQLException | RuntimeException e) {
+      c.rollback();
+      throw e;
+    } finally {
+      c.setAutoCommit(auto);
+    }
+  }
+
+  /** The types of {@code oids} as the published schema names them (see {@link CatalogView.TypeName}). */
+  public Map<Long, CatalogView.TypeName> types(Collection<Long> oids) throws SQLException {
+    Map<Long, CatalogView.TypeName> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement("SELECT t.oid::bigint, CASE WHEN bt.typelem <> 0 AND bt.typlen = -1"
+        + " THEN et.typname || '[]' ELSE bt.typname END, t.typtype::text, et.typtype::text"
+        + " FROM pg_catalog.pg_type t"
+        + " JOIN pg_catalog.pg_type bt ON bt.oid = CASE WHEN t.typtype = 'd' THEN t.typbasetype ELSE t.oid END"
+        + " LEFT JOIN pg_catalog.pg_type et ON et.oid = bt.typelem AND bt.typlen = -1"
+        + " WHERE t.oid = ANY (?::oid[])")) {
+      ps.setArray(1, c.createArrayOf("bigint", oids.toArray()));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.put(rs.getLong(1), new CatalogView.TypeName(rs.getString(2), rs.getString(3), rs.getString(4)));
+        }
+      }
+    }
+    return out;
+  }
+
+  /** The OID of schema {@code name}, or -1 when there is none. */
+  public long schemaOid(String name) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT oid::bigint FROM pg_catalog.pg_namespace WHERE nspname = ?")) {
+      ps.setString(1, name);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
+      }
+    }
+  }
+
+  /**
+   * The schema recorded under {@code id} in {@code pg2lite.schema_history} by releases that kept
+   * the history in Postgres (ADR 0009), for offsets they stored; null when there is no such row or
+   * no such table.
+   */
+  public PublishedSchema legacySchemaAt(String publication, long id) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT to_regclass('pg2lite.schema_history') IS NOT NULL")) {
+      rs.next();
+      if (!rs.getBoolean(1)) {
+        return null;
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(
+        "SELECT schema::text FROM pg2lite.schema_history WHERE publication = ? AND id = ?")) {
       ps.setString(1, publication);
       ps.setLong(2, id);
       try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        String json = rs.getString(1);
-        return json == null ? null : PublishedSchemaParser.parse(json);
+        return rs.next() ? PublishedSchemaParser.parse(rs.getString(1)) : null;
       }
-    }
-  }
-
-  /** Forgets the publication's schemas older than {@code keepFrom}. */
-  public void pruneSchemaHistory(String publication, long keepFrom) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT pg2lite.prune_schema_history(?, ?)")) {
-      ps.setString(1, publication);
-      ps.setLong(2, keepFrom);
-      ps.execute();
     }
   }
 

@@ -2,6 +2,7 @@ package io.pg2lite.source.postgres;
 
 import io.pg2lite.source.config.ConfigProblem;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.schema.DdlDetection;
 import io.pg2lite.source.schema.PublishedSchema;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,6 +18,7 @@ import java.util.Properties;
  * read from the same published schema, as the source's start-up ({@link PublishedSchema.Table#keyIndex}).
  */
 public final class PostgresProbe {
+  private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(PostgresProbe.class);
   private final SourceConfig config;
 
   public PostgresProbe(SourceConfig config) {
@@ -47,12 +49,42 @@ public final class PostgresProbe {
               + " does not exist; create it or list its tables in " + SourceConfig.PUBLICATION_TABLES_CONFIG));
         }
       } else {
-        out.addAll(keyProblems(config, catalog.publishedSchemaAsInstalledOrNot(config.publication)));
+        out.addAll(keyProblems(config, catalog.publishedSchemaQueried(config.publication)));
       }
+      out.addAll(ddlDetectionProblems(conn, catalog));
     } catch (SQLException e) {
       out.addAll(connectionProblems(config, e));
     }
     return out;
+  }
+
+  /**
+   * What {@code ddl.detection} will run into, found the way the start-up will: event triggers are
+   * tried in a transaction that is rolled back ({@link CatalogInstaller#tryInstall}). A source that
+   * would fall back to the replication stream is told so (a WARN, as at start: not an error, it
+   * runs); one that asked for event triggers and cannot have them gets an error; the replication
+   * stream needs to write catalog checks ({@code pg_logical_emit_message}).
+   */
+  private List<ConfigProblem> ddlDetectionProblems(Connection conn, PostgresCatalog catalog) throws SQLException {
+    boolean stream = DdlDetection.REPLICATION_STREAM.configName().equals(config.ddlDetection);
+    if (!stream) {
+      CatalogInstaller.Outcome outcome = CatalogInstaller.tryInstall(conn, config.publication, true);
+      if (outcome.eventTriggers()) {
+        return List.of();
+      }
+      if (DdlDetection.EVENT_TRIGGERS.configName().equals(config.ddlDetection)) {
+        return List.of(new ConfigProblem(SourceConfig.DDL_DETECTION_CONFIG, outcome.unavailable() + "; "
+            + "event-triggers requires them (auto or replication-stream runs without)"));
+      }
+      LOG.warn(DdlDetection.withoutEventTriggers(outcome.unavailable(), config.publication,
+          config.schemaCheckIntervalMs));
+    }
+    if (!catalog.mayWriteLogicalMessages()) {
+      return List.of(new ConfigProblem(SourceConfig.DDL_DETECTION_CONFIG, "without event triggers the source writes "
+          + "catalog checks with pg_logical_emit_message, which user " + config.user + " may not execute (GRANT "
+          + "EXECUTE ON FUNCTION pg_logical_emit_message TO " + config.user + ")"));
+    }
+    return List.of();
   }
 
   /** The published tables without a usable row key, as one problem on the publication. */

@@ -40,6 +40,30 @@ public sealed interface ReplicationEvent {
   record RowChange(long txId, RowOp op, QualifiedName table, List<String> keyColumns, Row before, Row after)
       implements ReplicationEvent {}
 
+  /**
+   * pgoutput's description of a table (its Relation message), sent inside a transaction before the
+   * table's first change on a connection and again after any change of its definition. It is
+   * exact at its place in the stream (the decoder reads the catalog as of that WAL position),
+   * unlike the catalog queried now, which may be many DDLs ahead of a lagging stream.
+   *
+   * @param oid the table's OID; a rename keeps it
+   * @param replicaIdentity pg_class.relreplident: d, n, f or i
+   * @param columns the published columns, in attnum order, dropped ones left out
+   */
+  record Relation(long txId, long oid, String schema, String name, char replicaIdentity,
+      List<RelationColumn> columns) implements ReplicationEvent {
+    public Relation {
+      columns = List.copyOf(columns);
+    }
+  }
+
+  /**
+   * A column of a {@link Relation}: its type as an OID and modifier ({@code atttypid}, a domain's
+   * own OID; {@code atttypmod}); {@code key} when it is part of the replica identity (every column
+   * under REPLICA IDENTITY FULL).
+   */
+  record RelationColumn(String name, long typeOid, int typmod, boolean key) {}
+
   /** A TRUNCATE of one table (one event per table of a multi-table TRUNCATE). */
   record Truncate(long txId, QualifiedName table) implements ReplicationEvent {}
 

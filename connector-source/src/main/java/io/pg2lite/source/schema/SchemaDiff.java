@@ -36,6 +36,11 @@ import java.util.Set;
  * with every column backfilled, since rows are merged by their key.
  */
 public final class SchemaDiff {
+  /**
+   * The command of a diff whose command is not known (the replication stream's, ADR 0027): as for
+   * ALTER PUBLICATION, what it adds is backfilled, since nothing says what values it holds.
+   */
+  public static final String UNKNOWN_COMMAND = "";
   /** The replica's row-version column: a published column of that name cannot be replicated. */
   public static final String RESERVED_COLUMN = "_0_version";
 
@@ -162,7 +167,7 @@ public final class SchemaDiff {
 
   /** Whether a column that is new on a kept table gets its values from a backfill. */
   private static boolean addedWithBackfill(PublishedSchema.Column c, String tag) {
-    return tag.equals("ALTER PUBLICATION") || !ProtocolSpecs.hasConstantDefault(c);
+    return tag.equals("ALTER PUBLICATION") || tag.equals(UNKNOWN_COMMAND) || !ProtocolSpecs.hasConstantDefault(c);
   }
 
   /**

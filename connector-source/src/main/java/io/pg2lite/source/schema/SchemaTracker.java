@@ -7,25 +7,36 @@ import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.schema.Relation;
 import io.pg2lite.protocol.schema.RowKey;
 import io.pg2lite.protocol.value.Row;
+import io.pg2lite.source.replication.ReplicationEvent;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
- * The source's view of the published schema, kept current by the DDL messages in the stream.
+ * The source's view of the published schema at its place in the stream, kept current by what the
+ * stream says of schema changes, in one of two ways ({@link DdlDetection}, ADR 0027).
  *
- * <p>The event triggers emit, inside each DDL's transaction, the schema before ({@code ddlStart})
- * and after ({@code ddlUpdate}) the command; the tracker diffs the pair into schema changes. The
- * "before" comes from the message, not from the tracker, so the diff is right even when the
- * tracker was loaded at a later point than the stream resumed from. Messages for other
- * publications (other sources on the same database) are ignored.
+ * <p><b>Event triggers.</b> The triggers emit, inside each DDL's transaction, the schema before
+ * ({@code ddlStart}) and after ({@code ddlUpdate}) the command; the tracker diffs the pair into
+ * schema changes. The "before" comes from the message, not from the tracker, so the diff is right
+ * even when the tracker was loaded at a later point than the stream resumed from. Messages for
+ * other publications (other sources on the same database) are ignored.
  *
- * <p>Each {@code ddlUpdate} also names the row of {@code pg2lite.schema_history} that holds its
- * schema ({@code schemaId}); the source stores the id of the tracked schema in its offsets, so a
- * restart resumes with the schema of its resume position. Row keys come from the tracked schema,
- * which is exact at every point of the stream: DDL messages are in WAL order with the rows, and
- * the catalog (where Debezium looks keys up) may be many DDLs ahead of a lagging stream.
+ * <p><b>Replication stream.</b> A Relation message that describes a table otherwise than the
+ * tracker holds it is diffed into schema changes before the change that follows it
+ * ({@link RelationTables}); a catalog check ({@link CatalogCheck}) is diffed where the stream has
+ * not described a table since its snapshot. Both diffs backfill what they add: the stream never
+ * says what values an added column got.
+ *
+ * <p>Row keys come from the tracked schema, which is exact at every point of the stream, not from
+ * the catalog (where Debezium looks keys up), which may be many DDLs ahead of a lagging stream.
+ * The tracked schema is also the one a restart resumes with: its {@link #version} moves with
+ * every change, and the source records each new version with the commit it belongs to (ADR 0028).
  *
  * <p>The tracked schema is the admitted one ({@link NameAdmission}): tables and columns whose
  * replica names collide are left out of it, and of the rows ({@link #replicates},
@@ -41,22 +52,52 @@ public final class SchemaTracker {
   private final String publication;
   private final ProtocolSpecs specs;
   private final SchemaDiff diff;
+  private final DdlDetection detection;
+  /** The catalog now (replication-stream mode only; null with event triggers). */
+  private final CatalogView catalog;
   private NameAdmission.Admitted current;
-  private Long currentId;
+  /** The tables of {@link #current} by name: every row change looks its table up. */
+  private Map<QualifiedName, PublishedSchema.Table> byName;
+  /** Per table OID, the xid of the transaction whose Relation message the tracked table comes from. */
+  private Map<Long, Long> describedBy;
+  private long version;
   private PublishedSchema pendingBefore;
+  /** The last Relation message of each table in this stream session, by its name then. */
+  private final Map<QualifiedName, ReplicationEvent.Relation> described = new HashMap<>();
+  private final Map<Long, CatalogView.TypeName> types = new HashMap<>();
+  /** The last catalog read, reused while it agrees with the Relation messages that follow. */
+  private PublishedSchema catalogRead;
+  private int unknownPos;
 
+  /** A tracker of schema changes reported by event triggers, from {@code initial}. */
   public SchemaTracker(PublishedSchema initial, ProtocolSpecs specs) {
-    this(initial, null, specs);
+    this(initial, Map.of(), specs, DdlDetection.EVENT_TRIGGERS, null);
   }
 
-  /** @param initialId the schema's id in {@code pg2lite.schema_history}, or null when it has none */
-  public SchemaTracker(PublishedSchema initial, Long initialId, ProtocolSpecs specs) {
+  /**
+   * @param describedBy per table OID, the xid of the Relation message the table was last described
+   *     by (as recorded with {@code initial}); empty with event triggers
+   * @param catalog the catalog, for replication-stream mode; null with event triggers
+   */
+  public SchemaTracker(PublishedSchema initial, Map<Long, Long> describedBy, ProtocolSpecs specs,
+      DdlDetection detection, CatalogView catalog) {
+    if (detection == DdlDetection.REPLICATION_STREAM && catalog == null) {
+      throw new IllegalArgumentException("replication-stream mode reads the catalog");
+    }
     this.publication = initial.publication();
-    this.current = NameAdmission.admit(initial, null);
-    this.currentId = initialId;
+    setCurrent(NameAdmission.admit(initial, null));
+    this.describedBy = Map.copyOf(describedBy);
     current.refusals().forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     this.specs = specs;
     this.diff = new SchemaDiff(specs);
+    this.detection = detection;
+    this.catalog = catalog;
+    this.unknownPos = initial.tables().stream().flatMap(t -> t.columns().stream())
+        .mapToInt(PublishedSchema.Column::pos).filter(p -> p < 0).min().orElse(0);
+  }
+
+  public DdlDetection detection() {
+    return detection;
   }
 
   /** The admitted schema. */
@@ -64,9 +105,24 @@ public final class SchemaTracker {
     return current.schema();
   }
 
+  /** Per table OID, the xid of the Relation message the tracked table comes from (replication-stream mode). */
+  public Map<Long, Long> describedBy() {
+    return describedBy;
+  }
+
+  /** Moves on every change of {@link #current} or {@link #describedBy}: what a restart must find recorded. */
+  public long version() {
+    return version;
+  }
+
   /** Whether rows of {@code table} are replicated: false for a table refused for its replica name. */
   public boolean replicates(QualifiedName table) {
     return !current.refusedTables().containsKey(table);
+  }
+
+  /** Whether the tracked schema holds {@code table}. */
+  public boolean holds(QualifiedName table) {
+    return find(table) != null;
   }
 
   /** {@code row} of {@code table} without the columns refused for their names (null stays null). */
@@ -84,17 +140,13 @@ public final class SchemaTracker {
     return b.build();
   }
 
-  /** The tracked schema's id in {@code pg2lite.schema_history}; null when the catalog keeps no history. */
-  public Long currentId() {
-    return currentId;
-  }
-
   /** What the tracker knows at one point of the stream, to go back to (immutable). */
-  public record Mark(NameAdmission.Admitted current, Long currentId, PublishedSchema pendingBefore) {}
+  public record Mark(NameAdmission.Admitted current, Map<Long, Long> describedBy, long version,
+      PublishedSchema pendingBefore) {}
 
   /** The tracker's state now; taken at each upstream begin. */
   public Mark mark() {
-    return new Mark(current, currentId, pendingBefore);
+    return new Mark(current, describedBy, version, pendingBefore);
   }
 
   /**
@@ -103,13 +155,17 @@ public final class SchemaTracker {
    * schema before it.
    */
   public void restore(Mark mark) {
-    current = mark.current();
-    currentId = mark.currentId();
+    setCurrent(mark.current());
+    describedBy = mark.describedBy();
+    version = mark.version();
     pendingBefore = mark.pendingBefore();
   }
 
-  /** Handles one DDL message; returns the schema changes it implies (often none). */
+  /** Handles one message of the event triggers; returns the schema changes it implies (often none). */
   public List<SchemaChange> onDdlMessage(byte[] content) {
+    if (detection != DdlDetection.EVENT_TRIGGERS) {
+      return List.of();
+    }
     JsonNode msg;
     try {
       msg = JSON.readTree(new String(content, StandardCharsets.UTF_8));
@@ -130,13 +186,137 @@ public final class SchemaTracker {
     }
     PublishedSchema before = pendingBefore != null ? pendingBefore : current.schema();
     pendingBefore = null;
-    NameAdmission.Admitted next = NameAdmission.admit(schema, current.schema());
+    return moveTo(before, schema, msg.path("tag").asText(), describedBy);
+  }
+
+  /**
+   * Handles a Relation message (replication-stream mode; ignored with event triggers): the schema
+   * changes that make the tracked table the one it describes, to be written before the change it
+   * precedes.
+   */
+  public List<SchemaChange> onRelation(ReplicationEvent.Relation r) {
+    if (detection != DdlDetection.REPLICATION_STREAM) {
+      return List.of();
+    }
+    described.put(new QualifiedName(r.schema(), r.name()), r);
+    PublishedSchema.Table tracked = current.schema().byOid().get(r.oid());
+    Map<Long, CatalogView.TypeName> known = typesOf(r);
+    if (tracked != null && RelationTables.describes(tracked, r, known, specs)) {
+      return List.of();
+    }
+    PublishedSchema.Table inCatalog = catalogTable(r, known);
+    long schemaOid = inCatalog != null && inCatalog.schema().equals(r.schema()) ? inCatalog.schemaOid()
+        : tracked != null && tracked.schema().equals(r.schema()) ? tracked.schemaOid() : catalog.schemaOid(r.schema());
+    PublishedSchema.Table table = RelationTables.table(r, known, inCatalog, tracked, schemaOid, () -> --unknownPos);
+    List<PublishedSchema.Table> tables = new ArrayList<>(current.schema().tables());
+    tables.removeIf(t -> t.oid() == r.oid());
+    tables.add(table);
+    Map<Long, Long> nowDescribed = new HashMap<>(describedBy);
+    nowDescribed.put(r.oid(), r.txId());
+    return moveTo(current.schema(), new PublishedSchema(publication, tables), SchemaDiff.UNKNOWN_COMMAND, nowDescribed);
+  }
+
+  /**
+   * A change of {@code table}, which the tracked schema does not hold, in replication-stream mode:
+   * the stream described it earlier in this session, and a catalog check whose snapshot was older
+   * than that took it out since. Its last Relation message describes it again.
+   */
+  public List<SchemaChange> onUnknownTable(QualifiedName table) {
+    ReplicationEvent.Relation r = described.get(table);
+    if (detection != DdlDetection.REPLICATION_STREAM || r == null || !replicates(table)) {
+      return List.of();
+    }
+    LOG.info("Publication {}: a change of {}, which the schema tracked no longer holds, follows its Relation "
+        + "message: describing the table again", publication, table);
+    return onRelation(r);
+  }
+
+  /**
+   * Handles a catalog check (replication-stream mode; ignored with event triggers and for other
+   * publications): see {@link CatalogCheck#merge} for which of its tables are taken.
+   */
+  public List<SchemaChange> onCatalogCheck(byte[] content) {
+    if (detection != DdlDetection.REPLICATION_STREAM) {
+      return List.of();
+    }
+    CatalogCheck check = CatalogCheck.parse(content);
+    if (!publication.equals(check.publication())) {
+      return List.of();
+    }
+    CatalogCheck.Merged merged = check.merge(current.schema(), describedBy);
+    Map<Long, Long> nowDescribed = new HashMap<>(describedBy);
+    nowDescribed.keySet().removeAll(merged.fromCheck());
+    Set<Long> kept = new HashSet<>();
+    merged.schema().tables().forEach(t -> kept.add(t.oid()));
+    nowDescribed.keySet().retainAll(kept);
+    return moveTo(current.schema(), merged.schema(), SchemaDiff.UNKNOWN_COMMAND, nowDescribed);
+  }
+
+  /** Admits {@code proposed}, diffs it against {@code before}, and makes it the tracked schema. */
+  private List<SchemaChange> moveTo(PublishedSchema before, PublishedSchema proposed, String command,
+      Map<Long, Long> nowDescribed) {
+    NameAdmission.Admitted next = NameAdmission.admit(proposed, current.schema());
     List<String> known = current.refusals();
     next.refusals().stream().filter(r -> !known.contains(r)).forEach(r -> LOG.warn("Publication {}: {}", publication, r));
-    List<SchemaChange> changes = diff.diff(before, next.schema(), msg.path("tag").asText());
-    current = next;
-    currentId = msg.hasNonNull("schemaId") ? msg.get("schemaId").asLong() : null;
+    List<SchemaChange> changes = diff.diff(before, next.schema(), command);
+    if (!next.schema().equals(current.schema()) || !nowDescribed.equals(describedBy)) {
+      version++;
+    }
+    setCurrent(next);
+    describedBy = Map.copyOf(nowDescribed);
     return changes;
+  }
+
+  /** The types of {@code r}'s columns, from the catalog once per type OID. */
+  private Map<Long, CatalogView.TypeName> typesOf(ReplicationEvent.Relation r) {
+    List<Long> missing = r.columns().stream().map(ReplicationEvent.RelationColumn::typeOid)
+        .filter(oid -> !types.containsKey(oid)).distinct().toList();
+    if (!missing.isEmpty()) {
+      types.putAll(catalog.types(missing));
+    }
+    return types;
+  }
+
+  /**
+   * The catalog's table of {@code r}'s OID: from the last read while that read has every column
+   * of {@code r} as the message has it, else read anew (a burst of Relation messages after DDL on
+   * many tables reads the catalog once, not once per table).
+   */
+  private PublishedSchema.Table catalogTable(ReplicationEvent.Relation r, Map<Long, CatalogView.TypeName> known) {
+    PublishedSchema.Table t = catalogRead == null ? null : catalogRead.byOid().get(r.oid());
+    if (t == null || !agrees(t, r, known)) {
+      // The tracked tables too, and tables newer than all of them: a burst of Relation messages
+      // (DDL on many tables, many tables created) is likely to ask for them next.
+      Set<Long> oids = new HashSet<>(current.schema().byOid().keySet());
+      oids.add(r.oid());
+      long newest = oids.stream().filter(o -> o != r.oid()).mapToLong(Long::longValue).max().orElse(0);
+      catalogRead = catalog.tables(oids, newest);
+      t = catalogRead.byOid().get(r.oid());
+    }
+    return t;
+  }
+
+  private static boolean agrees(PublishedSchema.Table t, ReplicationEvent.Relation r,
+      Map<Long, CatalogView.TypeName> known) {
+    for (ReplicationEvent.RelationColumn rc : r.columns()) {
+      PublishedSchema.Column c = t.column(rc.name());
+      CatalogView.TypeName type = known.get(rc.typeOid());
+      if (c == null || type == null || !c.dataType().equals(type.dataType()) || c.typmod() != rc.typmod()) {
+        return false;
+      }
+    }
+    return t.name().equals(r.name()) && t.schema().equals(r.schema());
+  }
+
+  private PublishedSchema.Table find(QualifiedName table) {
+    return byName.get(table);
+  }
+
+  private void setCurrent(NameAdmission.Admitted admitted) {
+    current = admitted;
+    Map<QualifiedName, PublishedSchema.Table> names = new HashMap<>();
+    admitted.schema().tables().forEach(t -> names.put(new QualifiedName(t.schema(), t.name()), t));
+    byName = names;
   }
 
   /**
@@ -147,12 +327,11 @@ public final class SchemaTracker {
    * (fuzz seed 3015: a key of the wrong columns, then "lacks key column" at the sink).
    */
   public Relation relation(QualifiedName table, List<String> upstreamKey) {
-    for (PublishedSchema.Table t : current.schema().tables()) {
-      if (t.schema().equals(table.schema()) && t.name().equals(table.name())) {
-        Relation r = specs.relation(t);
-        return !r.rowKey().columns().isEmpty() || upstreamKey.isEmpty() ? r
-            : new Relation(r.schema(), r.name(), new RowKey(upstreamKey, r.rowKey().type()));
-      }
+    PublishedSchema.Table t = find(table);
+    if (t != null) {
+      Relation r = specs.relation(t);
+      return !r.rowKey().columns().isEmpty() || upstreamKey.isEmpty() ? r
+          : new Relation(r.schema(), r.name(), new RowKey(upstreamKey, r.rowKey().type()));
     }
     return new Relation(table.schema(), table.name(), new RowKey(upstreamKey, null));
   }

@@ -16,12 +16,13 @@ import java.util.Map;
  * @param upstream the replication stream's resume position (opaque), or null before the first
  *     upstream transaction
  * @param backfills the required backfills as JSON (backfill module), or null when none
- * @param schemaId the id, in {@code pg2lite.schema_history}, of the published schema as of
- *     {@code lastCommit}, or null when unknown (a catalog without history): a restart loads that
- *     schema, not the current one, because the stream resumes before any DDL committed since
+ * @param legacySchemaId the id, in {@code pg2lite.schema_history}, of the published schema as of
+ *     {@code lastCommit}, in offsets stored by releases that kept the schema history in Postgres
+ *     (ADR 0009); read once, to find that schema, and never written: the schema history is now
+ *     in Kafka (ADR 0028)
  */
 public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream,
-    String backfills, Long schemaId) {
+    String backfills, Long legacySchemaId) {
   static final String REPLICA_VERSION = "replicaVersion";
   static final String WATERMARK = "watermark";
   static final String BACKFILLS = "backfills";
@@ -47,9 +48,6 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     m.put(WATERMARK, lastCommit.toString());
     if (backfills != null) {
       m.put(BACKFILLS, backfills);
-    }
-    if (schemaId != null) {
-      m.put(SCHEMA_ID, schemaId);
     }
     return m;
   }
@@ -89,18 +87,13 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     return out.isEmpty() ? null : out;
   }
 
-  /** The position after a transaction (or heartbeat) that ended at {@code commit}, with the schema as of then. */
-  SourcePosition after(Watermark commit, Map<String, ?> newUpstream, Long schemaAfter) {
-    return new SourcePosition(replicaVersion, commit, newUpstream, backfills, schemaAfter);
+  /** The position after a transaction (or heartbeat) that ended at {@code commit}. */
+  SourcePosition after(Watermark commit, Map<String, ?> newUpstream) {
+    return new SourcePosition(replicaVersion, commit, newUpstream, backfills, null);
   }
 
   public SourcePosition withBackfills(String json) {
     return java.util.Objects.equals(json, backfills) ? this
-        : new SourcePosition(replicaVersion, lastCommit, upstream, json, schemaId);
-  }
-
-  public SourcePosition withSchemaId(Long id) {
-    return java.util.Objects.equals(id, schemaId) ? this
-        : new SourcePosition(replicaVersion, lastCommit, upstream, backfills, id);
+        : new SourcePosition(replicaVersion, lastCommit, upstream, json, legacySchemaId);
   }
 }

@@ -11,6 +11,8 @@ import io.pg2lite.protocol.schema.ReplicaIdentity;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.source.replication.ReplicationEvent;
+import io.pg2lite.source.schema.CatalogCheck;
+import io.pg2lite.source.schema.RecordedSchema;
 import io.pg2lite.source.schema.SchemaTracker;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -85,18 +87,22 @@ public final class TransactionAssembler {
       open = new OpenTransaction(b.txId(), position.lastCommit().majorOnly().nextMajor(), b.commitTime(),
           schema.mark());
     } else if (event instanceof ReplicationEvent.RowChange c) {
+      describeIfUnknown(out, c.txId(), c.table());
       if (schema.replicates(c.table())) { // else refused for its replica name (NameAdmission)
         change(out, c.txId(), rowChange(c));
       }
     } else if (event instanceof ReplicationEvent.Truncate t) {
+      describeIfUnknown(out, t.txId(), t.table());
       if (schema.replicates(t.table())) {
         change(out, t.txId(), new DataChange.Truncate(List.of(schema.relation(t.table(), List.of()))));
       }
+    } else if (event instanceof ReplicationEvent.Relation r) {
+      changes(out, r.txId(), schema.onRelation(r));
     } else if (event instanceof ReplicationEvent.Message m) {
       if (m.txId() != null && SchemaTracker.DDL_MESSAGE_PREFIX.equals(m.prefix())) {
-        for (Change c : schema.onDdlMessage(m.content())) {
-          change(out, m.txId(), c);
-        }
+        changes(out, m.txId(), schema.onDdlMessage(m.content()));
+      } else if (m.txId() != null && CatalogCheck.PREFIX.equals(m.prefix())) {
+        changes(out, m.txId(), schema.onCatalogCheck(m.content()));
       }
     } else if (event instanceof ReplicationEvent.TxEnd e) {
       end(out, e);
@@ -106,7 +112,7 @@ public final class TransactionAssembler {
       }
     } else if (event instanceof ReplicationEvent.Heartbeat h) {
       if (open == null) {
-        position = position.after(position.lastCommit(), h.position(), schema.currentId());
+        position = position.after(position.lastCommit(), h.position());
         out.add(new Emitted(null, position, true));
       }
     } else {
@@ -162,6 +168,19 @@ public final class TransactionAssembler {
     open = null;
   }
 
+  private void changes(List<Emitted> out, long txId, List<? extends Change> changes) {
+    for (Change c : changes) {
+      change(out, txId, c);
+    }
+  }
+
+  /** Replication-stream mode: a change of a table the tracked schema lost describes it again first. */
+  private void describeIfUnknown(List<Emitted> out, long txId, io.pg2lite.protocol.schema.QualifiedName table) {
+    if (!schema.holds(table)) {
+      changes(out, txId, schema.onUnknownTable(table));
+    }
+  }
+
   private void change(List<Emitted> out, long txId, Change change) {
     if (open == null || open.txId != txId) {
       throw new IllegalStateException("upstream sent a " + change.tag() + " of transaction " + txId
@@ -195,7 +214,13 @@ public final class TransactionAssembler {
       }
       return;
     }
-    position = position.after(commit, e.position(), schema.currentId());
+    if (schema.version() != tx.schemaBefore.version()) {
+      // Recorded before the commit, in the same Kafka transaction: a restart after this commit
+      // resumes with this schema (ADR 0028).
+      out.add(Emitted.schema(new RecordedSchema(commit, position.replicaVersion(), schema.current(),
+          schema.describedBy()), position));
+    }
+    position = position.after(commit, e.position());
     if (tx.begun) {
       out.add(new Emitted(new ChangeLogEntry(commit, tx.pos + 1, new Commit(tx.pos, tx.commitTime)), position, true));
     } else {

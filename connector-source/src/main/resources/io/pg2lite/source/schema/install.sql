@@ -1,7 +1,9 @@
--- pg2lite catalog objects, version 3. Installed by the source connector (idempotent); the
+-- pg2lite catalog objects, version 4. Installed by the source connector (idempotent); the
 -- version in pg2lite.installed lets a newer connector upgrade them. Version 2 added
 -- pg2lite.schema_history (ADR 0009); version 3 leaves out generated columns pgoutput does not
--- send (issue 32).
+-- send (issue 32); version 4 no longer records schemas in Postgres: the source records them in
+-- Kafka (ADR 0028). A pg2lite.schema_history left by an older version is only read, once, for
+-- offsets that name one of its rows; it may be dropped once every source has run version 4.
 CREATE SCHEMA IF NOT EXISTS pg2lite;
 
 CREATE TABLE IF NOT EXISTS pg2lite.installed (
@@ -13,17 +15,6 @@ CREATE TABLE IF NOT EXISTS pg2lite.installed (
 CREATE TABLE IF NOT EXISTS pg2lite.sources (
   publication text PRIMARY KEY
 );
-
--- Every published schema a DDL produced, per publication, so a source that restarts behind later
--- DDL resumes with the schema of its resume position (its offsets store the id), not today's.
--- Consecutive equal schemas share one row. The source prunes rows older than its stored id.
-CREATE TABLE IF NOT EXISTS pg2lite.schema_history (
-  id          bigserial PRIMARY KEY,
-  publication text NOT NULL,
-  schema      jsonb NOT NULL,
-  recorded_at timestamptz NOT NULL DEFAULT now()
-);
-CREATE INDEX IF NOT EXISTS schema_history_by_publication ON pg2lite.schema_history (publication, id);
 
 -- The published schema of one publication as JSON: tables (with columns, key and indexes),
 -- restricted to the publication's column lists, without pg2lite's own tables (which a FOR ALL
@@ -99,60 +90,21 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
   FROM pt
 $fn$;
 
--- Records publication pub's current schema in pg2lite.schema_history unless the newest row
--- already holds it; returns the row's id and the schema.
-CREATE OR REPLACE FUNCTION pg2lite.record_schema(pub text, OUT schema_id bigint, OUT schema jsonb)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-DECLARE
-  last_id bigint;
-  last_schema jsonb;
-BEGIN
-  schema := pg2lite.published_schema(pub);
-  SELECT h.id, h.schema INTO last_id, last_schema FROM pg2lite.schema_history h
-    WHERE h.publication = pub ORDER BY h.id DESC LIMIT 1;
-  IF last_id IS NOT NULL AND last_schema = schema THEN
-    schema_id := last_id;
-  ELSE
-    INSERT INTO pg2lite.schema_history (publication, schema) VALUES (pub, schema) RETURNING id INTO schema_id;
-  END IF;
-END
-$fn$;
-
--- The schema recorded under id for publication pub (NULL when pruned or never recorded).
-CREATE OR REPLACE FUNCTION pg2lite.schema_at(pub text, schema_id bigint) RETURNS jsonb
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  SELECT h.schema FROM pg2lite.schema_history h WHERE h.publication = pub AND h.id = schema_id
-$fn$;
-
--- Forgets pub's schemas older than keep_from (the one a restart resumes with). Ids are taken
--- when a DDL runs, not when it commits, so a DDL transaction still open when a later one
--- committed can arrive in the stream after it with a lower id: rows recorded in the last day
--- are kept for that case.
-CREATE OR REPLACE FUNCTION pg2lite.prune_schema_history(pub text, keep_from bigint) RETURNS void
-LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
-  DELETE FROM pg2lite.schema_history
-  WHERE publication = pub AND id < keep_from AND recorded_at < now() - interval '1 day'
-$fn$;
+DROP FUNCTION IF EXISTS pg2lite.record_schema(text);
+DROP FUNCTION IF EXISTS pg2lite.schema_at(text, bigint);
+DROP FUNCTION IF EXISTS pg2lite.prune_schema_history(text, bigint);
 
 -- DDL detection (Postgres logical replication carries no DDL): before and after each DDL
 -- command, emit every registered publication's schema as a transactional logical message, so
--- it arrives inside the DDL's transaction, in WAL order with its data changes. The schema after
--- the command is also recorded (in the same transaction) and its id travels in the message.
+-- it arrives inside the DDL's transaction, in WAL order with its data changes.
 CREATE OR REPLACE FUNCTION pg2lite.emit_ddl(kind text, tag text) RETURNS void
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
 DECLARE
   p text;
-  recorded record;
 BEGIN
   FOR p IN SELECT publication FROM pg2lite.sources ORDER BY publication LOOP
-    IF kind = 'ddlUpdate' THEN
-      SELECT * INTO recorded FROM pg2lite.record_schema(p);
-      PERFORM pg_logical_emit_message(true, 'pg2lite.ddl', jsonb_build_object(
-        'type', kind, 'version', 1, 'tag', tag, 'schema', recorded.schema, 'schemaId', recorded.schema_id)::text);
-    ELSE
-      PERFORM pg_logical_emit_message(true, 'pg2lite.ddl', jsonb_build_object(
-        'type', kind, 'version', 1, 'tag', tag, 'schema', pg2lite.published_schema(p))::text);
-    END IF;
+    PERFORM pg_logical_emit_message(true, 'pg2lite.ddl', jsonb_build_object(
+      'type', kind, 'version', 1, 'tag', tag, 'schema', pg2lite.published_schema(p))::text);
   END LOOP;
 END
 $fn$;
@@ -185,5 +137,5 @@ CREATE EVENT TRIGGER pg2lite_ddl_end ON ddl_command_end
                'SELECT INTO')
   EXECUTE FUNCTION pg2lite.on_ddl_end();
 
-INSERT INTO pg2lite.installed (version) VALUES (3)
+INSERT INTO pg2lite.installed (version) VALUES (4)
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version;

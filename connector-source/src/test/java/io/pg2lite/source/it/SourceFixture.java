@@ -118,6 +118,25 @@ final class SourceFixture implements AutoCloseable {
     return List.copyOf(seen);
   }
 
+  /**
+   * The schemas the source recorded in its schema history topic (ADR 0028), as JSON text,
+   * oldest first (each record whole: the tests' schemas fit one record).
+   */
+  List<String> schemaHistory() {
+    List<String> out = new ArrayList<>();
+    try (TopicReader history = new TopicReader(stack.kafka().bootstrapServers(), topic + ".schemas")) {
+      for (ConsumerRecord<byte[], byte[]> r : history.readToEnd(Duration.ofSeconds(30))) {
+        try (java.util.zip.GZIPInputStream in = new java.util.zip.GZIPInputStream(
+            new java.io.ByteArrayInputStream(r.value()))) {
+          out.add(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8));
+        } catch (java.io.IOException e) {
+          throw new AssertionError("schema history record " + r.offset() + " is not gzip'd JSON", e);
+        }
+      }
+    }
+    return out;
+  }
+
   /** Everything read so far. */
   List<ChangeLogEntry> entries() {
     return List.copyOf(seen);

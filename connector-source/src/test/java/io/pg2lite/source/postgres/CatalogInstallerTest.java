@@ -21,4 +21,15 @@ class CatalogInstallerTest {
     assertTrue(q.sql().contains("t.pubname = CAST(? AS text)"));
     assertTrue(q.sql().contains("'publication', CAST(? AS text)"));
   }
+
+  /** Replication-stream mode reads tables by OID with the same query, minus the publication's list. */
+  @Test
+  void theTablesQueryReadsByOidWithoutLockingTables() {
+    CatalogInstaller.Query q = CatalogInstaller.tablesQuery();
+    assertFalse(q.sql().contains("pg_publication_tables"), "its function opens every published table");
+    assertFalse(q.sql().contains("pg_get_expr"), "it opens the table whose expression it prints");
+    assertTrue(q.sql().contains("c.oid = ANY (CAST(? AS bigint[])::oid[])"), q.sql());
+    assertEquals(3, q.parameters(), "the publication's name in the result and the generated-column test");
+    assertTrue(q.sql().endsWith("FROM pt"), q.sql());
+  }
 }

@@ -17,13 +17,22 @@ class SourcePositionTest {
   @Test
   void theUpstreamPositionTravelsUnderItsPrefixBesidePg2litesOwnKeys() {
     Map<String, Object> upstream = Map.of("lsn_commit", 4096L, "txId", 7L);
-    SourcePosition p = new SourcePosition(RV, Watermark.fromLsn("0/2000"), upstream, "[]", 3L);
+    SourcePosition p = new SourcePosition(RV, Watermark.fromLsn("0/2000"), upstream, "[]", null);
     Map<String, Object> offset = p.toOffset();
     assertEquals(4096L, offset.get("dbz.lsn_commit"), "the key stored offsets have always used");
     assertEquals(Watermark.fromLsn("0/2000").toString(), offset.get("watermark"));
     SourcePosition back = SourcePosition.fromOffset(offset);
     assertEquals(upstream, back.upstream());
     assertEquals(p, back);
+  }
+
+  @Test
+  void theSchemaIdOfOffsetsStoredWithTheHistoryInPostgresIsReadButNeverWritten() {
+    Map<String, Object> legacy = new HashMap<>(new SourcePosition(RV, RV.nextMinor(), null).toOffset());
+    legacy.put("schemaId", 17);
+    SourcePosition read = SourcePosition.fromOffset(legacy);
+    assertEquals(17L, read.legacySchemaId());
+    assertNull(read.toOffset().get("schemaId"), "the history is in Kafka now (ADR 0028)");
   }
 
   @Test

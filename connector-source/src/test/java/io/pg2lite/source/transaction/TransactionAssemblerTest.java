@@ -72,6 +72,25 @@ class TransactionAssemblerTest {
   }
 
   @Test
+  void aTransactionThatChangesTheSchemaRecordsItBeforeItsCommit() {
+    io.pg2lite.source.schema.PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true),
+        col("v", 2, "text", false), col("n", 3, "int4", false)), pk("t_pkey", "id")));
+    byte[] ddl = ("{\"type\":\"ddlUpdate\",\"tag\":\"ALTER TABLE\",\"schema\":"
+        + io.pg2lite.source.schema.PublishedSchemaWriter.toJson(after) + "}").getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    List<Emitted> out = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), end(7, "0/2000"),
+        new ReplicationEvent.TxBegin(8, null), new ReplicationEvent.Message(8L, SchemaTracker.DDL_MESSAGE_PREFIX, ddl),
+        end(8, "0/3000"));
+    assertTrue(out.subList(0, 3).stream().noneMatch(Emitted::isSchema), "no schema change, no schema record");
+    Emitted recorded = out.get(out.size() - 2);
+    assertTrue(recorded.isSchema());
+    assertEquals(Watermark.fromLsn("0/3000"), recorded.schema().at(), "the schema holds from its commit");
+    assertEquals(after, recorded.schema().schema());
+    assertEquals(Watermark.fromLsn("0/2000"), recorded.position().lastCommit(),
+        "written with the transaction's records, before its commit moves the position");
+    assertTrue(out.get(out.size() - 1).entry().message() instanceof Commit);
+  }
+
+  @Test
   void positionsMoveOnlyAtCommits() {
     List<Emitted> out = feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), end(7, "0/2000"));
     assertEquals(REPLICA.nextMinor(), out.get(0).position().lastCommit(), "begin keeps the previous position");

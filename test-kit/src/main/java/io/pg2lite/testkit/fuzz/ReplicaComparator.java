@@ -15,7 +15,8 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * Compares every table of a publication with the replica table of the same name, cell by cell.
+ * Compares every table of a publication with the replica table of the same name (a table of a
+ * schema other than public is {@code schema.table} in the replica), cell by cell.
  *
  * <p>Call it only when both sides are at the same point of the log: Postgres quiet (no
  * transaction after the last one the replica applied) and the replica with no column still being
@@ -70,13 +71,15 @@ public final class ReplicaComparator {
       s.execute("SET extra_float_digits = 1");
     }
     Collector out = new Collector(maxDifferences);
-    Set<String> published = new TreeSet<>();
+    // Replica name (a table of another schema than public is "schema.table") to the Postgres name.
+    Map<String, String> published = new java.util.TreeMap<>();
     try (PreparedStatement ps = pg.prepareStatement(
-        "SELECT tablename FROM pg_publication_tables WHERE pubname = ? AND schemaname = 'public'")) {
+        "SELECT schemaname, tablename FROM pg_publication_tables WHERE pubname = ?")) {
       ps.setString(1, publication);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          published.add(rs.getString(1));
+          published.put(ReplicaNames.table(new io.pg2lite.protocol.schema.QualifiedName(rs.getString(1),
+              rs.getString(2))), WorkloadGenerator.ident(rs.getString(1)) + "." + WorkloadGenerator.ident(rs.getString(2)));
         }
       }
     }
@@ -90,17 +93,17 @@ public final class ReplicaComparator {
       }
     }
     for (String t : replicated) {
-      if (!published.contains(t)) {
+      if (!published.containsKey(t)) {
         out.add(new Difference(t, null, null, "not published", "has the table"));
       }
     }
     long rows = 0;
-    for (String t : published) {
-      if (!replicated.contains(t)) {
-        out.add(new Difference(t, null, null, "published", "has no such table"));
+    for (Map.Entry<String, String> t : published.entrySet()) {
+      if (!replicated.contains(t.getKey())) {
+        out.add(new Difference(t.getKey(), null, null, "published", "has no such table"));
         continue;
       }
-      rows += compareTable(pg, publication, replica, t, out);
+      rows += compareTable(pg, publication, replica, t.getKey(), t.getValue(), out);
     }
     return new Result(out.list, out.total, published.size(), rows);
   }
@@ -123,10 +126,10 @@ public final class ReplicaComparator {
     }
   }
 
-  private long compareTable(Connection pg, String publication, Connection replica, String table, Collector out)
-      throws SQLException {
-    Map<String, ExpectedCell.Kind> pgColumns = postgresColumns(pg, publication, table);
-    List<String> key = primaryKey(pg, table);
+  private long compareTable(Connection pg, String publication, Connection replica, String table, String pgTable,
+      Collector out) throws SQLException {
+    Map<String, ExpectedCell.Kind> pgColumns = postgresColumns(pg, publication, pgTable);
+    List<String> key = primaryKey(pg, pgTable);
     Set<String> liteColumns = replicaColumns(replica, table);
     List<String> common = new ArrayList<>();
     for (String c : pgColumns.keySet()) {
@@ -159,7 +162,7 @@ public final class ReplicaComparator {
       pgSql.append(i == 0 ? "" : ", ").append(ExpectedCell.postgresExpression(pgColumns.get(selected.get(i)), q));
       liteSql.append(i == 0 ? "" : ", ").append("typeof(").append(q).append("), ").append(q);
     }
-    pgSql.append(" FROM ").append(WorkloadGenerator.ident(table));
+    pgSql.append(" FROM ").append(pgTable);
     liteSql.append(" FROM ").append(WorkloadGenerator.ident(table));
 
     Map<String, List<ExpectedCell>> expected = new LinkedHashMap<>();
@@ -217,7 +220,7 @@ public final class ReplicaComparator {
    * only where pgoutput sends it (a STORED one, Postgres 18's publish_generated_columns = stored),
    * else the replica leaves it out (docs/type-mapping.md).
    */
-  private static Map<String, ExpectedCell.Kind> postgresColumns(Connection pg, String publication, String table)
+  private static Map<String, ExpectedCell.Kind> postgresColumns(Connection pg, String publication, String pgTable)
       throws SQLException {
     Map<String, ExpectedCell.Kind> out = new LinkedHashMap<>();
     try (PreparedStatement ps = pg.prepareStatement("SELECT a.attname, t.typname, t.typcategory, e.typname, t.typtype,"
@@ -228,7 +231,7 @@ public final class ReplicaComparator {
         + " WHERE a.attrelid = ?::regclass AND a.attnum > 0 AND NOT a.attisdropped"
         + " AND (a.attgenerated = '' OR a.attgenerated = 's' AND (SELECT to_jsonb(p) ->> 'pubgencols'"
         + " FROM pg_publication p WHERE p.pubname = ?) = 's') ORDER BY a.attnum")) {
-      ps.setString(1, "public." + WorkloadGenerator.ident(table));
+      ps.setString(1, pgTable);
       ps.setString(2, publication);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
@@ -242,14 +245,14 @@ public final class ReplicaComparator {
   }
 
   /** The primary key's columns; for a table without one, its replica identity index's (the row key upstream). */
-  private static List<String> primaryKey(Connection pg, String table) throws SQLException {
+  private static List<String> primaryKey(Connection pg, String pgTable) throws SQLException {
     List<String> out = new ArrayList<>();
     try (PreparedStatement ps = pg.prepareStatement("SELECT a.attname FROM pg_index i"
         + " JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = ANY (i.indkey)"
         + " WHERE i.indrelid = ?::regclass AND i.indexrelid = (SELECT j.indexrelid FROM pg_index j"
         + " WHERE j.indrelid = i.indrelid AND (j.indisprimary OR j.indisreplident) ORDER BY j.indisprimary DESC LIMIT 1)"
         + " ORDER BY array_position(i.indkey::int2[], a.attnum)")) {
-      ps.setString(1, "public." + WorkloadGenerator.ident(table));
+      ps.setString(1, pgTable);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           out.add(rs.getString(1));

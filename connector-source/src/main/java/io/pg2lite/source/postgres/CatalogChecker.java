@@ -1,0 +1,111 @@
+package io.pg2lite.source.postgres;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Writes catalog checks into the WAL every {@code schema.check.interval.ms} (replication-stream
+ * mode, ADR 0027): the schema changes that Relation messages never carry (a table added to the
+ * publication or taken out of it, indexes, NOT NULL) or carry only before a table's next change
+ * reach the change log through them. A check is written when the published schema differs from
+ * the one the last check wrote (and once at start, for what changed while the source was
+ * stopped), so a quiet catalog costs one read per interval and no WAL.
+ *
+ * <p>Runs on a thread of its own, on a connection of its own: the stream never waits for it. A
+ * failed check (Postgres restarting) is logged and tried again at the next interval; nothing is
+ * lost meanwhile, only later.
+ */
+public final class CatalogChecker implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CatalogChecker.class);
+  /** Checks failing this long log a WARN rather than INFO. */
+  private static final long ROUTINE_MS = 30_000;
+
+  private final CatalogReader.Connector connector;
+  private final String publication;
+  private final ScheduledExecutorService thread;
+  private Connection connection;
+  private String lastWritten;
+  private long failingSince = -1;
+  private volatile long lastCompletedAt = -1;
+
+  private CatalogChecker(CatalogReader.Connector connector, String publication, String slot) {
+    this.connector = connector;
+    this.publication = publication;
+    this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "pg2lite-catalog-check-" + slot);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /** Starts checking at once, then every {@code intervalMs}. */
+  public static CatalogChecker start(CatalogReader.Connector connector, String publication, String slot,
+      long intervalMs) {
+    CatalogChecker checker = new CatalogChecker(connector, publication, slot);
+    checker.thread.scheduleWithFixedDelay(checker::check, 0, intervalMs, TimeUnit.MILLISECONDS);
+    return checker;
+  }
+
+  /**
+   * When the last check completed (epoch ms), -1 before the first: a check that completed after a
+   * DDL committed is in the WAL after it.
+   */
+  public long lastCompletedAt() {
+    return lastCompletedAt;
+  }
+
+  private void check() {
+    try {
+      if (connection == null) {
+        connection = connector.open();
+      }
+      lastWritten = new PostgresCatalog(connection).writeCatalogCheck(publication, lastWritten);
+      if (failingSince >= 0) {
+        LOG.info("Catalog checks of publication {} run again", publication);
+        failingSince = -1;
+      }
+      lastCompletedAt = System.currentTimeMillis();
+    } catch (SQLException | RuntimeException e) {
+      closeConnection();
+      long now = System.currentTimeMillis();
+      if (failingSince < 0) {
+        failingSince = now;
+      }
+      if (now - failingSince < ROUTINE_MS) {
+        LOG.info("Catalog check of publication {} failed ({}); trying again at the next interval", publication,
+            e.getMessage());
+      } else {
+        LOG.warn("Catalog checks of publication {} have failed for {} s ({}): schema changes that no row change "
+            + "follows reach the replica only once they run again", publication, (now - failingSince) / 1000,
+            e.getMessage(), e);
+      }
+    }
+  }
+
+  private void closeConnection() {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException e) {
+        // a broken connection fails to close; the next check opens a new one
+      }
+      connection = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    thread.shutdownNow();
+    try {
+      thread.awaitTermination(5, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeConnection();
+  }
+}
