@@ -15,6 +15,7 @@ import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.source.postgres.CatalogInstaller;
 import io.pg2lite.source.replication.UpstreamPositions;
 import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.schema.ProtocolSpecs;
 import io.pg2lite.source.schema.PublishedSchema;
 import io.pg2lite.source.schema.SchemaTracker;
@@ -22,7 +23,6 @@ import io.pg2lite.source.transaction.Emitted;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,18 +61,23 @@ final class SourceStartup {
       Watermark backfillHold, long nextSeq, RecordLimit recordLimit) {}
 
   private final SourceConfig config;
+  private final PostgresConnections postgres;
   private final UpstreamPositions positions;
   private final ProtocolSpecs specs;
 
-  /** @param positions reads the LSN out of a stored upstream position (the replication stream's format) */
-  SourceStartup(SourceConfig config, UpstreamPositions positions) {
+  /**
+   * @param postgres opens the connection the start-up works on
+   * @param positions reads the LSN out of a stored upstream position (the replication stream's format)
+   */
+  SourceStartup(SourceConfig config, PostgresConnections postgres, UpstreamPositions positions) {
     this.config = config;
+    this.postgres = postgres;
     this.positions = positions;
     this.specs = new ProtocolSpecs(!config.requirePrimaryKey);
   }
 
   State prepare(SourcePosition stored, ChangeLogTopic topic) {
-    try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value())) {
+    try (Connection c = postgres.connect()) {
       boolean history = CatalogInstaller.ensureInstalled(c) >= CatalogInstaller.SCHEMA_HISTORY;
       CatalogInstaller.registerPublication(c, config.publication);
       PostgresCatalog catalog = new PostgresCatalog(c);
