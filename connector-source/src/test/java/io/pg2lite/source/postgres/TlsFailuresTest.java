@@ -19,8 +19,8 @@ import org.postgresql.util.PSQLException;
 import org.postgresql.util.PSQLState;
 
 /**
- * pgjdbc's TLS failures, in the shapes pgjdbc 42.7 builds them (TlsIT meets the real ones), told
- * as permanent problems on the setting to change. Each shape here is what TlsIT logged.
+ * pgjdbc's TLS failures, in the shapes pgjdbc 42.7 builds them (its MakeSSL; TlsIT meets the real
+ * ones from a server), told as permanent problems on the setting to change.
  */
 class TlsFailuresTest {
   private static PostgresConnections connections(Map<String, String> extra) {
