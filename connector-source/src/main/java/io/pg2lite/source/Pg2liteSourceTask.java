@@ -286,6 +286,7 @@ public class Pg2liteSourceTask extends SourceTask {
       if (metrics != null) {
         metrics.close();
       }
+      streams.close();
     }
   }
 }

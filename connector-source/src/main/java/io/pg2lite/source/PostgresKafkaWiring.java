@@ -12,11 +12,11 @@ import io.pg2lite.source.debezium.DebeziumPositions;
 import io.pg2lite.source.debezium.DecoderSession;
 import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.replication.HealingReplicationStream;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.SourcePosition;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +34,9 @@ import org.slf4j.LoggerFactory;
  */
 final class PostgresKafkaWiring implements SourceWiring {
   private static final Logger STREAM_LOG = LoggerFactory.getLogger(HealingReplicationStream.class);
+  /** Null until first used. */
+  private PostgresConnections postgres;
+  private boolean closed;
 
   @Override
   public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
@@ -41,7 +44,7 @@ final class PostgresKafkaWiring implements SourceWiring {
     topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.schemaHistoryTopic, config.createTopics, config.topicReplicationFactor);
-    return new SourceStartup(config, new DebeziumPositions()).prepare(stored, topic);
+    return new SourceStartup(config, postgres(config), new DebeziumPositions()).prepare(stored, topic);
   }
 
   @Override
@@ -49,9 +52,10 @@ final class PostgresKafkaWiring implements SourceWiring {
       Supplier<Map<String, ?>> resumeOffset) {
     Healing healing = Healing.forRetries("The replication stream of slot " + config.slot, config.retryBackoffMaxMs,
         config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, STREAM_LOG).alsoTransient(DecoderSession::slotInUse);
-    return new HealingReplicationStream(config.slot, DecoderSession.opener(config), DecoderSession.batchSize(config),
-        config.heartbeatIntervalMs, () -> SourcePosition.commitLsnOf(storedOffset.get()),
-        () -> SourcePosition.commitLsnOf(resumeOffset.get()), healing);
+    return new HealingReplicationStream(config.slot, DecoderSession.opener(config, postgres(config)),
+        DecoderSession.batchSize(config), config.heartbeatIntervalMs,
+        () -> SourcePosition.commitLsnOf(storedOffset.get()), () -> SourcePosition.commitLsnOf(resumeOffset.get()),
+        healing);
   }
 
   @Override
@@ -59,8 +63,7 @@ final class PostgresKafkaWiring implements SourceWiring {
     String stored = state.position().backfills();
     BackfillStateMachine machine = new BackfillStateMachine(
         stored == null ? List.of() : BackfillRequestsCodec.decode(stored), state.position().lastCommit(), new Random());
-    PostgresConnector postgres = new PostgresConnector(config.jdbcUrl(), config.user, config.password.value(),
-        config.publication);
+    PostgresConnector postgres = postgres(config).backfillConnector();
     String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
     return new BackfillStream(machine, new PostgresTableCopySource(postgres, slotPrefix, config.backfillBatchRows * 4),
         new BackfillScheduler(config.backfillTransactionBatches, config.backfillLiveBudgetMs), config.backfillBatchRows,
@@ -71,10 +74,33 @@ final class PostgresKafkaWiring implements SourceWiring {
   /** A short connection per reading (the metric reads at most one every 5 s). */
   @Override
   public long slotLagBytes(SourceConfig config) {
-    try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value())) {
+    try (Connection c = postgres(config).connect()) {
       return new PostgresCatalog(c).slotLagBytes(config.slot);
-    } catch (SQLException e) {
+    } catch (SQLException | RuntimeException e) {
       return -1;
+    }
+  }
+
+  /**
+   * The task's connection settings, TLS files included, opened on first use and kept for the
+   * task's life: every start-up attempt and reconnect uses the same files.
+   */
+  private synchronized PostgresConnections postgres(SourceConfig config) {
+    if (closed) {
+      throw new IllegalStateException("the task is stopping");
+    }
+    if (postgres == null) {
+      postgres = PostgresConnections.open(config);
+    }
+    return postgres;
+  }
+
+  /** Deletes the TLS files; the task has stopped its streams first. */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (postgres != null) {
+      postgres.close();
     }
   }
 }

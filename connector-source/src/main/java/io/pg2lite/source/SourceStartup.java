@@ -18,6 +18,7 @@ import io.pg2lite.source.postgres.CatalogChecker;
 import io.pg2lite.source.postgres.CatalogReader;
 import io.pg2lite.source.replication.UpstreamPositions;
 import io.pg2lite.source.postgres.PostgresCatalog;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.schema.DdlDetection;
 import io.pg2lite.source.schema.ProtocolSpecs;
 import io.pg2lite.source.schema.RecordedSchema;
@@ -28,7 +29,6 @@ import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -92,12 +92,17 @@ final class SourceStartup {
   }
 
   private final SourceConfig config;
+  private final PostgresConnections postgres;
   private final UpstreamPositions positions;
   private final ProtocolSpecs specs;
 
-  /** @param positions reads the LSN out of a stored upstream position (the replication stream's format) */
-  SourceStartup(SourceConfig config, UpstreamPositions positions) {
+  /**
+   * @param postgres opens the connection the start-up works on
+   * @param positions reads the LSN out of a stored upstream position (the replication stream's format)
+   */
+  SourceStartup(SourceConfig config, PostgresConnections postgres, UpstreamPositions positions) {
     this.config = config;
+    this.postgres = postgres;
     this.positions = positions;
     this.specs = new ProtocolSpecs(!config.requirePrimaryKey);
   }
@@ -105,7 +110,7 @@ final class SourceStartup {
   State prepare(SourcePosition stored, ChangeLogTopic topic) {
     SchemaStartup schemas = new SchemaStartup(config);
     CatalogReader reader = null;
-    try (Connection c = connect()) {
+    try (Connection c = postgres.connect()) {
       DdlDetection detection = schemas.chooseDetection(c);
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
@@ -119,7 +124,7 @@ final class SourceStartup {
       List<Emitted> pending = new ArrayList<>();
       SchemaStartup.Resumed resumed = stored == null ? null : schemas.resume(catalog, stored, topic, history, now);
       if (detection == DdlDetection.REPLICATION_STREAM) {
-        reader = new CatalogReader(this::connect, config.publication, Healing.forRetries("The catalog reads of "
+        reader = new CatalogReader(postgres::connect, config.publication, Healing.forRetries("The catalog reads of "
             + "publication " + config.publication, config.retryBackoffMaxMs, config.retryTimeoutMs,
             SourceConfig.RETRY_TIMEOUT_CONFIG, LOG));
       }
@@ -148,7 +153,7 @@ final class SourceStartup {
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
       long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
       CatalogResources resources = detection == DdlDetection.EVENT_TRIGGERS ? CatalogResources.NONE
-          : new CatalogResources(reader, CatalogChecker.start(this::connect, config.publication, config.slot,
+          : new CatalogResources(reader, CatalogChecker.start(postgres::connect, config.publication, config.slot,
               config.schemaCheckIntervalMs));
       return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit, history, resources);
     } catch (SQLException e) {
@@ -159,10 +164,6 @@ final class SourceStartup {
       closeQuietly(reader);
       throw e;
     }
-  }
-
-  private Connection connect() throws SQLException {
-    return DriverManager.getConnection(config.jdbcUrl(), config.user, config.password.value());
   }
 
   private static void closeQuietly(CatalogReader reader) {

@@ -38,4 +38,10 @@ interface SourceWiring {
 
   /** WAL bytes the slot retains, for the metric; -1 when it cannot be read. */
   long slotLagBytes(SourceConfig config);
+
+  /**
+   * Releases what the wiring keeps for the task's life (the TLS files of
+   * {@link io.pg2lite.source.postgres.PostgresConnections}); called once the task's streams are closed.
+   */
+  default void close() {}
 }

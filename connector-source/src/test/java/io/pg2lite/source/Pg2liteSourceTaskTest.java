@@ -75,6 +75,9 @@ class Pg2liteSourceTaskTest {
   private final List<SourceRecord> kafkaCommits = new ArrayList<>();
   private final Deque<RuntimeException> prepareFailures = new ArrayDeque<>();
   private int prepared;
+  /** Whether the task released the wiring (its TLS files) on stop, and whether its stream was closed by then. */
+  private boolean wiringClosed;
+  private boolean streamClosedBeforeWiring;
   private RecordLimit recordLimit = new RecordLimit(1_048_588, RecordLimit.PRODUCER_DEFAULT);
   private boolean exactlyOnce;
   private Pg2liteSourceTask task;
@@ -135,6 +138,12 @@ class Pg2liteSourceTaskTest {
     @Override
     public long slotLagBytes(SourceConfig config) {
       return -1;
+    }
+
+    @Override
+    public void close() {
+      wiringClosed = true;
+      streamClosedBeforeWiring = stream.closed;
     }
   };
 
@@ -461,12 +470,14 @@ class Pg2liteSourceTaskTest {
   }
 
   @Test
-  void commitAcknowledgesAndStopClosesTheStreams() throws Exception {
+  void commitAcknowledgesAndStopClosesTheStreamsThenTheWiring() throws Exception {
     start();
     task.commit();
     assertEquals(1, stream.acknowledgements);
     task.stop();
     assertTrue(stream.closed);
+    assertTrue(wiringClosed);
+    assertTrue(streamClosedBeforeWiring, "the wiring is released after the streams that use its files");
     task = null;
   }
 }

@@ -40,8 +40,23 @@ public final class SourceConfig {
   private static final String PASSWORD_DOC = "Postgres password. Use a config provider (${env:PG_PASSWORD}) rather "
       + "than a literal.";
   public static final String SSLMODE_CONFIG = "database.sslmode";
-  private static final String SSLMODE_DOC = "libpq-style sslmode: disable, allow, prefer, require, verify-ca, verify-full.";
+  private static final String SSLMODE_DOC = "libpq-style sslmode: disable, allow, prefer, require, verify-ca, "
+      + "verify-full. Only verify-ca and verify-full check the server's certificate (against database.sslrootcert); "
+      + "verify-full also checks that it names database.hostname.";
   public static final String SSLMODE_DEFAULT = "prefer";
+  public static final String SSLROOTCERT_CONFIG = "database.sslrootcert";
+  private static final String SSLROOTCERT_DOC = "The CA certificate(s) that signed the server's certificate, checked "
+      + "under sslmode verify-ca and verify-full: a file name, or the PEM text itself (from a config provider, e.g. "
+      + "${dir:/etc/pg2lite/tls:root.crt}). Unset: pgjdbc's default, ~/.postgresql/root.crt of the worker's user.";
+  public static final String SSLCERT_CONFIG = "database.sslcert";
+  private static final String SSLCERT_DOC = "Client certificate, for certificate authentication (pg_hba.conf "
+      + "method cert: its CN is the user name): a file name or the PEM text itself. Needs database.sslkey.";
+  public static final String SSLKEY_CONFIG = "database.sslkey";
+  private static final String SSLKEY_DOC = "Private key of database.sslcert: a file name or the PEM text itself. "
+      + "PEM (PKCS#8 PRIVATE KEY or ENCRYPTED PRIVATE KEY, PKCS#1 RSA PRIVATE KEY), PKCS#8 DER, or PKCS#12 "
+      + "(a .p12 or .pfx file). A password field, so key text never shows in logs or validate() answers.";
+  public static final String SSLPASSWORD_CONFIG = "database.sslpassword";
+  private static final String SSLPASSWORD_DOC = "Password of an encrypted database.sslkey (or of its PKCS#12 file).";
 
   public static final String SLOT_CONFIG = "slot.name";
   private static final String SLOT_DOC = "Logical replication slot (pgoutput). Created on first start if missing; "
@@ -161,6 +176,14 @@ public final class SourceConfig {
         .define(SSLMODE_CONFIG, Type.STRING, SSLMODE_DEFAULT,
             ConfigDef.ValidString.in("disable", "allow", "prefer", "require", "verify-ca", "verify-full"),
             Importance.MEDIUM, SSLMODE_DOC, GROUP_CONNECTION, 6, Width.SHORT, "SSL mode")
+        .define(SSLROOTCERT_CONFIG, Type.STRING, "", Importance.MEDIUM, SSLROOTCERT_DOC, GROUP_CONNECTION, 7,
+            Width.LONG, "SSL root certificate")
+        .define(SSLCERT_CONFIG, Type.STRING, "", Importance.MEDIUM, SSLCERT_DOC, GROUP_CONNECTION, 8, Width.LONG,
+            "SSL client certificate")
+        .define(SSLKEY_CONFIG, Type.PASSWORD, "", Importance.MEDIUM, SSLKEY_DOC, GROUP_CONNECTION, 9, Width.LONG,
+            "SSL client key")
+        .define(SSLPASSWORD_CONFIG, Type.PASSWORD, "", Importance.MEDIUM, SSLPASSWORD_DOC, GROUP_CONNECTION, 10,
+            Width.MEDIUM, "SSL client key password")
         .define(SLOT_CONFIG, Type.STRING, SLOT_DEFAULT, new SlotNameValidator(), Importance.HIGH, SLOT_DOC,
             GROUP_REPLICATION, 1, Width.MEDIUM, "Slot")
         .define(PUBLICATION_CONFIG, Type.STRING, PUBLICATION_DEFAULT, new ConfigDef.NonEmptyString(), Importance.HIGH,
@@ -219,6 +242,11 @@ public final class SourceConfig {
   public final String user;
   public final Password password;
   public final String sslMode;
+  /** TLS material: a file name or the PEM text itself, "" when unset (io.pg2lite.source.postgres.PostgresTls). */
+  public final String sslRootCert;
+  public final String sslCert;
+  public final Password sslKey;
+  public final Password sslPassword;
   public final String slot;
   public final String publication;
   public final List<String> publicationTables;
@@ -262,6 +290,10 @@ public final class SourceConfig {
     user = c.getString(USER_CONFIG);
     password = c.getPassword(PASSWORD_CONFIG);
     sslMode = c.getString(SSLMODE_CONFIG);
+    sslRootCert = c.getString(SSLROOTCERT_CONFIG).strip();
+    sslCert = c.getString(SSLCERT_CONFIG).strip();
+    sslKey = c.getPassword(SSLKEY_CONFIG);
+    sslPassword = c.getPassword(SSLPASSWORD_CONFIG);
     slot = c.getString(SLOT_CONFIG);
     publication = c.getString(PUBLICATION_CONFIG);
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));

@@ -48,7 +48,12 @@ final class DebeziumProperties {
 
   private DebeziumProperties() {}
 
-  static Map<String, String> of(SourceConfig config, String logicalName) {
+  /**
+   * @param driverProperties pgjdbc properties of every Postgres connection of the source (TLS:
+   *     {@link io.pg2lite.source.postgres.PostgresConnections#driverProperties}), given to
+   *     Debezium as {@code database.*}
+   */
+  static Map<String, String> of(SourceConfig config, Map<String, String> driverProperties, String logicalName) {
     Map<String, String> p = new HashMap<>();
     // Defaults an operator may tune through debezium.* overrides.
     p.put("poll.interval.ms", "5"); // latency: the queue poll and the idle pause of the streaming loop
@@ -68,6 +73,13 @@ final class DebeziumProperties {
         throw new IllegalArgumentException("debezium." + refused.getKey() + " is not supported: " + refused.getValue());
       }
     }
+    for (String key : config.debeziumOverrides.keySet()) {
+      if (key.startsWith("database.ssl")) {
+        throw new IllegalArgumentException("debezium." + key + " is not supported: the TLS settings are "
+            + "database.sslmode, .sslrootcert, .sslcert, .sslkey and .sslpassword, so that every Postgres connection "
+            + "of the source (replication, catalog, backfill) uses the same ones");
+      }
+    }
     p.putAll(FIXED);
     p.put("name", logicalName);
     p.put("topic.prefix", logicalName);
@@ -76,7 +88,7 @@ final class DebeziumProperties {
     p.put("database.dbname", config.database);
     p.put("database.user", config.user);
     p.put("database.password", config.password.value());
-    p.put("database.sslmode", config.sslMode);
+    driverProperties.forEach((k, v) -> p.put("database." + k, v));
     p.put("slot.name", config.slot);
     p.put("publication.name", config.publication);
     if (config.heartbeatIntervalMs > 0) {

@@ -14,7 +14,9 @@ import io.debezium.connector.postgresql.connection.WalPositionLocator;
 import io.debezium.jdbc.JdbcConnection;
 import io.debezium.relational.CustomConverterRegistry;
 import io.pg2lite.protocol.value.TextForm;
+import io.pg2lite.source.config.ConfigProblemException;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationSession;
 import io.pg2lite.source.value.PgOutputText;
@@ -72,22 +74,36 @@ public final class DecoderSession implements ReplicationSession {
     this.relations = relations;
   }
 
-  /** Opens sessions of the source's slot, with the source's fixed Debezium settings ({@link DebeziumProperties}). */
-  public static ReplicationSession.Opener opener(SourceConfig config) {
-    Map<String, String> properties = properties(config);
+  /**
+   * Opens sessions of the source's slot, with the source's fixed Debezium settings
+   * ({@link DebeziumProperties}) and the connection properties (TLS) of {@code postgres}. A TLS
+   * failure comes out as the permanent problem {@link PostgresConnections#explained} makes of it.
+   */
+  public static ReplicationSession.Opener opener(SourceConfig config, PostgresConnections postgres) {
+    Map<String, String> properties = properties(config, postgres.driverProperties());
     Configuration raw = Configuration.from(properties);
     PostgresConnectorConfig debezium = new PostgresConnectorConfig(raw);
     Duration statusUpdates = Duration.ofMillis(Long.parseLong(properties.get("status.update.interval.ms")));
-    return resumeAfter -> open(raw, debezium, config.slot, config.publication, statusUpdates, resumeAfter);
+    return resumeAfter -> {
+      try {
+        return open(raw, debezium, config.slot, config.publication, statusUpdates, resumeAfter);
+      } catch (SQLException | RuntimeException e) {
+        ConfigProblemException tls = postgres.explained(e);
+        if (tls != null) {
+          throw tls;
+        }
+        throw e;
+      }
+    };
   }
 
   /** The most events one read hands out ({@code max.batch.size} of the fixed settings). */
   public static int batchSize(SourceConfig config) {
-    return Integer.parseInt(properties(config).get("max.batch.size"));
+    return Integer.parseInt(properties(config, Map.of()).get("max.batch.size"));
   }
 
-  private static Map<String, String> properties(SourceConfig config) {
-    return DebeziumProperties.of(config, "pg2lite_" + config.slot);
+  private static Map<String, String> properties(SourceConfig config, Map<String, String> driverProperties) {
+    return DebeziumProperties.of(config, driverProperties, "pg2lite_" + config.slot);
   }
 
   /**

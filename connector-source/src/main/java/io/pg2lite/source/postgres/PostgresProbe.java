@@ -1,18 +1,19 @@
 package io.pg2lite.source.postgres;
 
 import io.pg2lite.source.config.ConfigProblem;
+import io.pg2lite.source.config.ConfigProblemException;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.schema.DdlDetection;
 import io.pg2lite.source.schema.PublishedSchema;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
+import java.util.Map;
 
 /**
- * The live Postgres checks of {@code validate()}: the server can be reached with the credentials,
+ * The live Postgres checks of {@code validate()}: the TLS settings are usable and the server can be
+ * reached with them and the credentials (a TLS problem lands on the setting it names),
  * runs with {@code wal_level=logical}, the user may replicate, the publication exists (or
  * {@code publication.tables} is set), and every published table has a row key by the same rule,
  * read from the same published schema, as the source's start-up ({@link PublishedSchema.Table#keyIndex}).
@@ -26,13 +27,9 @@ public final class PostgresProbe {
   }
 
   public List<ConfigProblem> problems() {
-    Properties p = new Properties();
-    p.setProperty("user", config.user);
-    p.setProperty("password", config.password.value());
-    p.setProperty("connectTimeout", "10");
-    p.setProperty("socketTimeout", "30");
     List<ConfigProblem> out = new ArrayList<>();
-    try (Connection conn = DriverManager.getConnection(config.jdbcUrl(), p)) {
+    try (PostgresConnections postgres = PostgresConnections.open(config);
+        Connection conn = postgres.connect(Map.of("connectTimeout", "10", "socketTimeout", "30"))) {
       PostgresCatalog catalog = new PostgresCatalog(conn);
       String walLevel = catalog.walLevel();
       if (!"logical".equals(walLevel)) {
@@ -52,6 +49,8 @@ public final class PostgresProbe {
         out.addAll(keyProblems(config, catalog.publishedSchemaQueried(config.publication)));
       }
       out.addAll(ddlDetectionProblems(conn, catalog));
+    } catch (ConfigProblemException e) {
+      out.add(e.problem()); // a TLS setting (PostgresTls, TlsFailures)
     } catch (SQLException e) {
       out.addAll(connectionProblems(config, e));
     }

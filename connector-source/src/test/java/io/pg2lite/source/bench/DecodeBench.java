@@ -3,6 +3,7 @@ package io.pg2lite.source.bench;
 import com.sun.management.OperatingSystemMXBean;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.debezium.DecoderSession;
 import io.pg2lite.source.replication.HealingReplicationStream;
 import io.pg2lite.source.replication.ReplicationEvent;
@@ -100,7 +101,9 @@ public final class DecodeBench {
   /** The source's reader, as {@code PostgresKafkaWiring} builds it, resuming at the slot's position. */
   private static ReplicationStream decoder(PostgresServer pg, TestDatabase db, String slot) {
     SourceConfig config = config(pg, db, slot);
-    return new HealingReplicationStream(slot, DecoderSession.opener(config), DecoderSession.batchSize(config), 0,
+    // No TLS settings: PostgresConnections writes no files, so there is nothing to close.
+    return new HealingReplicationStream(slot, DecoderSession.opener(config, PostgresConnections.open(config)),
+        DecoderSession.batchSize(config), 0,
         () -> null, () -> null, Healing.forRetries("bench", 1000, 1000, "none",
         org.slf4j.LoggerFactory.getLogger(DecodeBench.class)));
   }

@@ -21,7 +21,7 @@ class DebeziumPropertiesTest {
     Map<String, String> m = props();
     m.put("debezium.decimal.handling.mode", "double");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> DebeziumProperties.of(new SourceConfig(m), "x"));
+        () -> DebeziumProperties.of(new SourceConfig(m), Map.of(), "x"));
     assertTrue(e.getMessage().contains("debezium.decimal.handling.mode=double"), e.getMessage());
   }
 
@@ -30,11 +30,11 @@ class DebeziumPropertiesTest {
     Map<String, String> m = props();
     m.put("debezium.field.name.adjustment.mode", "avro");
     IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-        () -> DebeziumProperties.of(new SourceConfig(m), "x"));
+        () -> DebeziumProperties.of(new SourceConfig(m), Map.of(), "x"));
     assertTrue(e.getMessage().contains("debezium.field.name.adjustment.mode=avro"), e.getMessage());
     Map<String, String> c = props();
     c.put("debezium.converters", "ts");
-    e = assertThrows(IllegalArgumentException.class, () -> DebeziumProperties.of(new SourceConfig(c), "x"));
+    e = assertThrows(IllegalArgumentException.class, () -> DebeziumProperties.of(new SourceConfig(c), Map.of(), "x"));
     assertTrue(e.getMessage().contains("debezium.converters is not supported"), e.getMessage());
   }
 
@@ -42,10 +42,24 @@ class DebeziumPropertiesTest {
   void tuningSettingsPassThrough() {
     Map<String, String> m = props();
     m.put("debezium.max.batch.size", "1000");
-    Map<String, String> p = DebeziumProperties.of(new SourceConfig(m), "x");
+    Map<String, String> p = DebeziumProperties.of(new SourceConfig(m), Map.of(), "x");
     assertEquals("1000", p.get("max.batch.size"));
     assertEquals("pgoutput", p.get("plugin.name"));
     assertEquals("s1", p.get("slot.name"));
     assertTrue(p.get("heartbeat.action.query").contains("pg_logical_emit_message(true"));
+  }
+
+  /** Debezium gets the TLS properties every connection of the source uses, and no others. */
+  @Test
+  void tlsPropertiesAreDebeziumsDatabaseSettingsAndCannotBeOverridden() {
+    Map<String, String> p = DebeziumProperties.of(new SourceConfig(props()),
+        Map.of("sslmode", "verify-full", "sslrootcert", "/tls/root.crt"), "x");
+    assertEquals("verify-full", p.get("database.sslmode"));
+    assertEquals("/tls/root.crt", p.get("database.sslrootcert"));
+    Map<String, String> m = props();
+    m.put("debezium.database.sslrootcert", "/elsewhere.crt");
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+        () -> DebeziumProperties.of(new SourceConfig(m), Map.of(), "x"));
+    assertTrue(e.getMessage().contains("debezium.database.sslrootcert is not supported"), e.getMessage());
   }
 }

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.source.debezium.DecoderSession;
 import io.pg2lite.source.replication.HealingReplicationStream;
@@ -118,8 +119,10 @@ class DecoderEventsIT {
   /** The source's reader of the slot, as the source wires it, resuming after {@code lsn} (null: the slot's position). */
   private static ReplicationStream reader(TestStack stack, TestDatabase db, Long lsn) {
     SourceConfig config = config(stack, db, "eq_decoder");
-    return new HealingReplicationStream(config.slot, DecoderSession.opener(config), DecoderSession.batchSize(config),
-        0, () -> lsn, () -> lsn, Healing.forRetries("test", 1000, 1000, "none", LoggerFactory.getLogger("test")));
+    // No TLS settings: PostgresConnections writes no files, so there is nothing to close.
+    return new HealingReplicationStream(config.slot, DecoderSession.opener(config, PostgresConnections.open(config)),
+        DecoderSession.batchSize(config), 0, () -> lsn, () -> lsn,
+        Healing.forRetries("test", 1000, 1000, "none", LoggerFactory.getLogger("test")));
   }
 
   private static SourceConfig config(TestStack stack, TestDatabase db, String slot) {

@@ -6,6 +6,7 @@ import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.kafka.TopicReader;
+import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
@@ -21,6 +22,7 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 final class SourceFixture implements AutoCloseable {
   final TestStack stack;
   final TestDatabase db;
+  private final PostgresServer postgres;
   final String name;
   final String topic;
   private ConnectWorker worker;
@@ -39,9 +41,19 @@ final class SourceFixture implements AutoCloseable {
   }
 
   SourceFixture(TestStack stack, String name, ConnectWorker worker) throws Exception {
+    this(stack, name, worker, stack.postgres());
+  }
+
+  /** On a Postgres server of the test's own (one with TLS, say) instead of the stack's. */
+  SourceFixture(TestStack stack, String name, PostgresServer postgres) throws Exception {
+    this(stack, name, stack.connect(), postgres);
+  }
+
+  private SourceFixture(TestStack stack, String name, ConnectWorker worker, PostgresServer postgres) throws Exception {
     this.stack = stack;
     this.name = name;
-    this.db = stack.postgres().newDatabase(name);
+    this.postgres = postgres;
+    this.db = postgres.newDatabase(name);
     this.topic = stack.kafka().uniqueTopicName(name);
     this.worker = worker;
   }
@@ -52,7 +64,8 @@ final class SourceFixture implements AutoCloseable {
   }
 
   Map<String, String> config() {
-    Map<String, String> c = ConnectorConfigs.source(stack, name, db.name(), name, topic);
+    Map<String, String> c = ConnectorConfigs.source(postgres, stack.kafka().bootstrapServers(), name, db.name(), name,
+        topic);
     c.put("heartbeat.interval.ms", "1000");
     return c;
   }

@@ -94,8 +94,10 @@ public final class ConnectWorker implements AutoCloseable {
       props.put("offset.flush.interval.ms", "1000");
       // A restarted worker gets its tasks back at once instead of after the default 5 minutes.
       props.put("scheduled.rebalance.max.delay.ms", "0");
-      props.put("config.providers", "env");
+      // ${dir:<directory>:<file>} resolves to the file's content: how a PEM certificate reaches a setting.
+      props.put("config.providers", "env,dir");
       props.put("config.providers.env.class", "org.apache.kafka.common.config.provider.EnvVarConfigProvider");
+      props.put("config.providers.dir.class", "org.apache.kafka.common.config.provider.DirectoryConfigProvider");
     }
 
     /** Reuse another worker's group (and so its config, offset and status topics): a restart. */

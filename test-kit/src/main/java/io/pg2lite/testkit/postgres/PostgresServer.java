@@ -12,6 +12,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -83,11 +84,36 @@ public final class PostgresServer implements AutoCloseable {
     return start(EXPECTED_MAJOR_VERSION, true);
   }
 
+  /**
+   * Starts a server of the calling test's own (it closes it) with TLS on ({@code ssl = on}):
+   * {@code certificate} and {@code key} are the server's, {@code caCertificate} what it verifies
+   * client certificates against. Its pg_hba.conf is {@code hbaRules} (e.g.
+   * {@code hostssl all alice all cert}) before the embedded server's defaults, which trust every
+   * connection, with or without TLS, so the superuser still connects as in other tests.
+   */
+  public static PostgresServer startWithTls(Path certificate, Path key, Path caCertificate, List<String> hbaRules)
+      throws IOException, SQLException {
+    Path hba = certificate.resolveSibling("pg_hba.conf");
+    List<String> lines = new ArrayList<>(hbaRules);
+    lines.addAll(List.of("local all all trust", "host all all 127.0.0.1/32 trust", "host all all ::1/128 trust",
+        "local replication all trust", "host replication all 127.0.0.1/32 trust",
+        "host replication all ::1/128 trust"));
+    Files.write(hba, lines);
+    return start(EXPECTED_MAJOR_VERSION, false, Map.of("ssl", "on", "ssl_cert_file", certificate.toString(),
+        "ssl_key_file", key.toString(), "ssl_ca_file", caCertificate.toString(), "hba_file", hba.toString()));
+  }
+
   private static PostgresServer start(int major, boolean dedicated) throws IOException, SQLException {
+    return start(major, dedicated, Map.of());
+  }
+
+  private static PostgresServer start(int major, boolean dedicated, Map<String, String> settings)
+      throws IOException, SQLException {
     EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
     if (major != EXPECTED_MAJOR_VERSION) {
       builder.setPgBinaryResolver(PostgresBinaries.forMajor(major));
     }
+    settings.forEach(builder::setServerConfig);
     EmbeddedPostgres pg = builder
         .setServerConfig("wal_level", "logical")
         .setServerConfig("max_replication_slots", "40")
