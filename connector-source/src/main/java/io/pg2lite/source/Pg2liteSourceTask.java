@@ -159,7 +159,7 @@ public class Pg2liteSourceTask extends SourceTask {
         if (metrics == null) {
           metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
         }
-        metrics.ddlDetection(state.schema().detection().configName(), state.catalog()::lastCheck);
+        metrics.ddlDetection(() -> assembled.detection().configName(), state.catalog()::lastCheck);
       }
       startUpHealing.succeeded();
       return true;

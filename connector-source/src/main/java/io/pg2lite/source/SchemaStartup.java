@@ -82,13 +82,15 @@ final class SchemaStartup {
       if (legacy != null) {
         LOG.info("Resuming publication {} with the schema its offsets name in pg2lite.schema_history (id {}), "
             + "recorded from now on in topic {}", config.publication, stored.legacySchemaId(), config.schemaHistoryTopic);
-        return new Resumed(new RecordedSchema(at, stored.replicaVersion(), legacy, Map.of()), true);
+        return new Resumed(new RecordedSchema(at, stored.replicaVersion(), legacy, Map.of(), Map.of(),
+            DdlDetection.EVENT_TRIGGERS), true);
       }
     }
     LOG.warn("Topic {} holds no schema of publication {} as of {} (deleted, or a retention shorter than unlimited): "
         + "resuming with the current schema; rows written before DDL that committed while the source was stopped "
         + "may be keyed by it", config.schemaHistoryTopic, config.publication, at);
-    return new Resumed(new RecordedSchema(at, stored.replicaVersion(), now, Map.of()), true);
+    return new Resumed(new RecordedSchema(at, stored.replicaVersion(), now, Map.of(), Map.of(),
+        DdlDetection.REPLICATION_STREAM), true);
   }
 
   /** See {@link #resume}. */

@@ -123,6 +123,15 @@ final class SourceStartup {
           new SourcePartition(config.database, config.slot).map(), limit.valueLimit());
       List<Emitted> pending = new ArrayList<>();
       SchemaStartup.Resumed resumed = stored == null ? null : schemas.resume(catalog, stored, topic, history, now);
+      boolean switchToTriggers = false;
+      if (detection == DdlDetection.EVENT_TRIGGERS && resumed != null
+          && resumed.schema().detection() == DdlDetection.REPLICATION_STREAM) {
+        LOG.info("Publication {}: resuming from the replication stream, as its schema was tracked, until the event "
+            + "triggers report their first DDL: the stream replayed from {} may hold DDL made without them",
+            config.publication, stored.lastCommit());
+        detection = DdlDetection.REPLICATION_STREAM;
+        switchToTriggers = true;
+      }
       if (detection == DdlDetection.REPLICATION_STREAM) {
         reader = new CatalogReader(postgres::connect, config.publication, Healing.forRetries("The catalog reads of "
             + "publication " + config.publication, config.retryBackoffMaxMs, config.retryTimeoutMs,
@@ -130,7 +139,11 @@ final class SourceStartup {
       }
       // The tracker admits the schema (NameAdmission): the first start creates the admitted tables only.
       SchemaTracker tracker = new SchemaTracker(resumed == null ? now : resumed.schema().schema(),
-          resumed == null ? Map.of() : resumed.schema().describedBy(), specs, detection, reader);
+          resumed == null ? Map.of() : resumed.schema().describedBy(),
+          resumed == null ? Map.of() : resumed.schema().membership(), specs, detection, reader);
+      if (switchToTriggers) {
+        tracker.switchToEventTriggersWhenTheyReport();
+      }
       SourcePosition position;
       if (stored == null) {
         position = firstStart(catalog, tracker, tail, pending);
@@ -152,9 +165,13 @@ final class SourceStartup {
       }
       Watermark backfillHold = tail.map(LogTail::cutLiveTransaction).orElse(null);
       long nextSeq = tail.isPresent() ? tail.get().nextSeq() : topic.startOffset(config.topic);
-      CatalogResources resources = detection == DdlDetection.EVENT_TRIGGERS ? CatalogResources.NONE
-          : new CatalogResources(reader, CatalogChecker.start(postgres::connect, config.publication, config.slot,
-              config.schemaCheckIntervalMs));
+      CatalogResources resources = CatalogResources.NONE;
+      if (reader != null) {
+        CatalogChecker checker = CatalogChecker.start(postgres::connect, config.publication, config.slot,
+            config.schemaCheckIntervalMs);
+        reader.checkAgainWith(checker::requestCheck);
+        resources = new CatalogResources(reader, checker);
+      }
       return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit, history, resources);
     } catch (SQLException e) {
       closeQuietly(reader);
@@ -251,7 +268,8 @@ final class SourceStartup {
     for (int i = 0; i < entries.size(); i++) {
       if (i == entries.size() - 1) {
         // A restart right after this transaction resumes with this schema, not the catalog's of then.
-        pending.add(Emitted.schema(new RecordedSchema(tx, replicaVersion, schema, tracker.describedBy()), position));
+        pending.add(Emitted.schema(new RecordedSchema(tx, replicaVersion, schema, tracker.describedBy(),
+            tracker.membership(), tracker.detection()), position));
       }
       pending.add(new Emitted(entries.get(i), position, i == entries.size() - 1));
     }

@@ -69,7 +69,17 @@ class SchemaChangesWithoutTriggersIT {
       new Case("full_tab", "ALTER TABLE full_tab REPLICA IDENTITY FULL", "DELETE FROM full_tab WHERE id = 4"),
       new Case("null_tab", "ALTER TABLE null_tab ALTER COLUMN v SET NOT NULL; ALTER TABLE null_tab ALTER COLUMN v "
           + "DROP NOT NULL", "INSERT INTO null_tab VALUES (100, NULL)"),
-      new Case("trunc_tab", "TRUNCATE trunc_tab", "INSERT INTO trunc_tab VALUES (100, 'r')"));
+      new Case("trunc_tab", "TRUNCATE trunc_tab", "INSERT INTO trunc_tab VALUES (100, 'r')"),
+      new Case("swap_tab", "ALTER TABLE swap_tab ADD COLUMN w text DEFAULT 'w'; "
+          + "ALTER TABLE swap_tab RENAME COLUMN v TO tmp; ALTER TABLE swap_tab RENAME COLUMN w TO v; "
+          + "ALTER TABLE swap_tab RENAME COLUMN tmp TO w", "INSERT INTO swap_tab VALUES (100, 'v100', 'w100')"),
+      new Case("readd_tab", "ALTER PUBLICATION " + PUB + " DROP TABLE readd_tab; "
+          + "UPDATE readd_tab SET v = 'while out' WHERE id <= 5; "
+          + "ALTER PUBLICATION " + PUB + " ADD TABLE readd_tab", "UPDATE readd_tab SET v = 'back' WHERE id = 6"),
+      new Case("recreate_tab", "ALTER PUBLICATION " + PUB + " DROP TABLE recreate_tab; DROP TABLE recreate_tab; "
+          + "CREATE TABLE recreate_tab (id int PRIMARY KEY, v text, extra int); "
+          + "INSERT INTO recreate_tab VALUES (1, 'again', 1); ALTER PUBLICATION " + PUB + " ADD TABLE recreate_tab",
+          "INSERT INTO recreate_tab VALUES (2, 'r', 2)"));
 
   /** The second round, each DDL in one transaction with rows (the Relation message path), after a restart. */
   private static final List<String> WITH_ROWS = List.of(

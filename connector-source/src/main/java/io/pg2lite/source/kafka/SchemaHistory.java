@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.pg2lite.connect.kafka.ChangeLogPartition;
 import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.source.schema.DdlDetection;
 import io.pg2lite.source.schema.PublishedSchemaParser;
 import io.pg2lite.source.schema.PublishedSchemaWriter;
 import io.pg2lite.source.schema.RecordedSchema;
@@ -145,6 +146,9 @@ public final class SchemaHistory {
     root.set("schema", PublishedSchemaWriter.toJson(schema.schema()));
     ObjectNode described = root.putObject("describedBy");
     schema.describedBy().forEach((oid, xid) -> described.put(Long.toString(oid), xid));
+    ObjectNode membership = root.putObject("membership");
+    schema.membership().forEach((oid, token) -> membership.put(Long.toString(oid), token));
+    root.put("detection", schema.detection().configName());
     ByteArrayOutputStream bytes = new ByteArrayOutputStream();
     try (GZIPOutputStream gz = new GZIPOutputStream(bytes)) {
       JSON.writeValue(gz, root);
@@ -164,8 +168,13 @@ public final class SchemaHistory {
     Map<Long, Long> described = new HashMap<>();
     root.path("describedBy").fields().forEachRemaining(f -> described.put(Long.valueOf(f.getKey()),
         f.getValue().asLong()));
+    Map<Long, Long> membership = new HashMap<>();
+    root.path("membership").fields().forEachRemaining(f -> membership.put(Long.valueOf(f.getKey()),
+        f.getValue().asLong()));
+    DdlDetection detection = DdlDetection.REPLICATION_STREAM.configName().equals(root.path("detection").asText())
+        ? DdlDetection.REPLICATION_STREAM : DdlDetection.EVENT_TRIGGERS;
     return new RecordedSchema(Watermark.parse(root.path("at").asText()),
         Watermark.parse(root.path("replicaVersion").asText()), PublishedSchemaParser.parse(root.path("schema")),
-        described);
+        described, membership, detection);
   }
 }

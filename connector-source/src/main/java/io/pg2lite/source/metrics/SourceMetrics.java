@@ -20,7 +20,7 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   private static final Logger LOG = LoggerFactory.getLogger(SourceMetrics.class);
 
   private final ThrottledReading slotLag;
-  private volatile String ddlDetection = "";
+  private volatile java.util.function.Supplier<String> ddlDetection = () -> "";
   private volatile LongSupplier lastCatalogCheck = () -> -1;
   private volatile String lastCommit = "";
   private final BackfillProgress backfills = new BackfillProgress();
@@ -70,14 +70,14 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   }
 
   /** Which {@link io.pg2lite.source.schema.DdlDetection} runs, and when its last catalog check was. */
-  public void ddlDetection(String name, LongSupplier lastCheck) {
+  public void ddlDetection(java.util.function.Supplier<String> name, LongSupplier lastCheck) {
     ddlDetection = name;
     lastCatalogCheck = lastCheck;
   }
 
   @Override
   public String getDdlDetection() {
-    return ddlDetection;
+    return ddlDetection.get();
   }
 
   @Override

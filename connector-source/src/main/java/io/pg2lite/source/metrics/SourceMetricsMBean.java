@@ -31,8 +31,9 @@ public interface SourceMetricsMBean extends FlowMBean {
   String getDdlDetection();
 
   /**
-   * When the last catalog check was written (epoch ms) in replication-stream mode, -1 before the
-   * first and with event triggers.
+   * Replication-stream mode: when the last catalog check that completed began (epoch ms); a schema
+   * change committed before then is in the WAL before that check's message, or was reported by an
+   * earlier one. -1 before the first, and with event triggers.
    */
   long getLastCatalogCheck();
 }

@@ -13,8 +13,10 @@ import org.slf4j.LoggerFactory;
  * mode, ADR 0027): the schema changes that Relation messages never carry (a table added to the
  * publication or taken out of it, indexes, NOT NULL) or carry only before a table's next change
  * reach the change log through them. A check is written when the published schema differs from
- * the one the last check wrote (and once at start, for what changed while the source was
- * stopped), so a quiet catalog costs one read per interval and no WAL.
+ * the one the last check wrote, once at start (for what changed while the source was stopped),
+ * and every {@link #REFRESH_MS} whatever changed. The published schema is read only when the
+ * catalog's fingerprint ({@link PostgresCatalog#catalogFingerprint}, a tenth of the cost) moved,
+ * so a quiet catalog costs one small read per interval and a message every ten minutes.
  *
  * <p>Runs on a thread of its own, on a connection of its own: the stream never waits for it. A
  * failed check (Postgres restarting) is logged and tried again at the next interval; nothing is
@@ -24,12 +26,24 @@ public final class CatalogChecker implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(CatalogChecker.class);
   /** Checks failing this long log a WARN rather than INFO. */
   private static final long ROUTINE_MS = 30_000;
+  /**
+   * A check is written at least this often even when nothing changed. The tracker compares its
+   * tables' 32-bit xids with a check's snapshot modulo 2^32, which holds within 2^31 transactions
+   * (twelve hours at 50,000 a second): a check that sees an xid clears it, so none grows that old.
+   */
+  static final long REFRESH_MS = 10 * 60_000;
 
   private final CatalogReader.Connector connector;
   private final String publication;
   private final ScheduledExecutorService thread;
   private Connection connection;
   private String lastWritten;
+  private long lastWrittenAt;
+  /** The catalog's fingerprint before the last check read it: while it stays, nothing changed. */
+  private String lastFingerprint;
+  /** Set by {@link #requestCheck} (the task's thread): the next check is written whatever changed. */
+  private volatile boolean requested;
+  private volatile boolean closed;
   private long failingSince = -1;
   private volatile long lastCompletedAt = -1;
 
@@ -52,27 +66,54 @@ public final class CatalogChecker implements AutoCloseable {
   }
 
   /**
-   * When the last check completed (epoch ms), -1 before the first: a check that completed after a
-   * DDL committed is in the WAL after it.
+   * When the last check that completed began (epoch ms), -1 before the first: a check that began
+   * after a DDL committed saw it, and is in the WAL after it when it reported it. (When it ended
+   * says nothing: a check that began before the DDL may end after it, without it.)
    */
   public long lastCompletedAt() {
     return lastCompletedAt;
   }
 
+  /** The next check is written even if the catalog's fingerprint did not move. */
+  public void requestCheck() {
+    requested = true;
+  }
+
   private void check() {
+    long now = System.currentTimeMillis();
+    if (closed) {
+      return;
+    }
     try {
       if (connection == null) {
         connection = connector.open();
+        if (closed) { // close() ran while it opened: it could not close this one
+          closeConnection();
+          return;
+        }
       }
-      lastWritten = new PostgresCatalog(connection).writeCatalogCheck(publication, lastWritten);
+      boolean due = requested || now - lastWrittenAt >= REFRESH_MS;
+      requested = false;
+      PostgresCatalog catalog = new PostgresCatalog(connection);
+      // Read before the check's snapshot: a change after it shows in the next fingerprint.
+      String fingerprint = catalog.catalogFingerprint();
+      if (!due && fingerprint.equals(lastFingerprint)) {
+        lastCompletedAt = now;
+        return;
+      }
+      PostgresCatalog.CatalogCheckWrite write = catalog.writeCatalogCheck(publication, due ? null : lastWritten);
+      lastWritten = write.schema();
+      lastFingerprint = fingerprint;
+      if (write.written()) {
+        lastWrittenAt = now;
+      }
       if (failingSince >= 0) {
         LOG.info("Catalog checks of publication {} run again", publication);
         failingSince = -1;
       }
-      lastCompletedAt = System.currentTimeMillis();
+      lastCompletedAt = now;
     } catch (SQLException | RuntimeException e) {
       closeConnection();
-      long now = System.currentTimeMillis();
       if (failingSince < 0) {
         failingSince = now;
       }
@@ -100,6 +141,7 @@ public final class CatalogChecker implements AutoCloseable {
 
   @Override
   public void close() {
+    closed = true;
     thread.shutdownNow();
     try {
       thread.awaitTermination(5, TimeUnit.SECONDS);

@@ -48,8 +48,20 @@ public final class CatalogInstaller {
    * @param dryRun for {@code validate()}: all of it in one transaction, rolled back
    */
   public static Outcome tryInstall(Connection c, String publication, boolean dryRun) throws SQLException {
-    int installed = installedVersion(c);
-    boolean enabled = installed > 0 && triggersEnabled(c);
+    int installed;
+    boolean enabled;
+    try {
+      installed = installedVersion(c);
+      enabled = installed > 0 && triggersEnabled(c);
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      // Installed by an administrator who gave this role no USAGE on schema pg2lite.
+      return new Outcome(0, "user " + c.getMetaData().getUserName() + " may not read pg2lite's catalog in database "
+          + c.getCatalog() + " (" + e.getMessage() + "; GRANT USAGE ON SCHEMA pg2lite and SELECT ON pg2lite.installed"
+          + " to it)");
+    }
     if (installed >= VERSION && enabled) {
       return register(c, publication, installed, dryRun);
     }
@@ -109,6 +121,9 @@ public final class CatalogInstaller {
   /** Makes the DDL triggers report {@code publication}'s schema. */
   private static Outcome register(Connection c, String publication, int version, boolean dryRun)
       throws SQLException {
+    if (registered(c, publication)) {
+      return new Outcome(version, null);
+    }
     String sql = dryRun ? "SELECT has_table_privilege('pg2lite.sources', 'INSERT')"
         : "INSERT INTO pg2lite.sources (publication) VALUES (?) ON CONFLICT DO NOTHING";
     try (PreparedStatement ps = c.prepareStatement(sql)) {
@@ -128,6 +143,26 @@ public final class CatalogInstaller {
         throw e;
       }
       return new Outcome(version, notRegistered(c, e.getMessage()));
+    }
+  }
+
+  /** Whether {@code publication} is registered already (false when the role may not read it). */
+  private static boolean registered(Connection c, String publication) throws SQLException {
+    boolean auto = c.getAutoCommit();
+    Savepoint before = auto ? null : c.setSavepoint();
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg2lite.sources WHERE publication = ?")) {
+      ps.setString(1, publication);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      if (!INSUFFICIENT_PRIVILEGE.equals(e.getSQLState())) {
+        throw e;
+      }
+      if (before != null) {
+        c.rollback(before);
+      }
+      return false;
     }
   }
 

@@ -37,6 +37,7 @@ public final class CatalogReader implements CatalogView, AutoCloseable {
   private final Healing healing;
   private Connection connection;
   private volatile boolean closed;
+  private volatile Runnable checkAgain = () -> { };
 
   public CatalogReader(Connector connector, String publication, Healing healing) {
     this.connector = connector;
@@ -52,6 +53,16 @@ public final class CatalogReader implements CatalogView, AutoCloseable {
   @Override
   public Map<Long, TypeName> types(Collection<Long> oids) {
     return ask("reading column types", c -> c.types(oids));
+  }
+
+  /** Where {@link #checkAgainSoon} goes: the task's {@link CatalogChecker}. */
+  public void checkAgainWith(Runnable request) {
+    checkAgain = request;
+  }
+
+  @Override
+  public void checkAgainSoon() {
+    checkAgain.run();
   }
 
   @Override

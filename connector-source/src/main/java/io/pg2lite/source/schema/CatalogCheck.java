@@ -23,13 +23,15 @@ import java.util.Set;
  * table since, the stream's description is the newer one and is kept. Relation messages carry
  * the xid of their transaction, and a snapshot says exactly which xids it saw.
  */
-public record CatalogCheck(String publication, long xmin, long xmax, Set<Long> inProgress, PublishedSchema schema) {
+public record CatalogCheck(String publication, long xmin, long xmax, Set<Long> inProgress, PublishedSchema schema,
+    Map<Long, Long> membership) {
   /** Prefix of the logical messages that carry catalog checks. */
   public static final String PREFIX = "pg2lite.catalog";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   public CatalogCheck {
     inProgress = Set.copyOf(inProgress);
+    membership = Map.copyOf(membership);
   }
 
   /**
@@ -48,14 +50,19 @@ public record CatalogCheck(String publication, long xmin, long xmax, Set<Long> i
     return (int) (a - b) < 0;
   }
 
-  /** The message's text: the snapshot as {@code pg_current_snapshot()} prints it, and the schema. */
-  public static String message(String snapshot, String publishedSchemaJson) {
+  /**
+   * The message's text: the snapshot as {@code pg_current_snapshot()} prints it, the schema, and
+   * each table's membership of the publication ({@link SchemaTracker#membership}).
+   */
+  public static String message(String snapshot, String publishedSchemaJson, Map<Long, Long> membership) {
     try {
       ObjectNode root = JSON.createObjectNode();
       root.put("type", "catalogCheck");
       root.put("version", 1);
       root.put("snapshot", snapshot);
       root.set("schema", JSON.readTree(publishedSchemaJson));
+      ObjectNode m = root.putObject("membership");
+      membership.forEach((oid, token) -> m.put(Long.toString(oid), token));
       return JSON.writeValueAsString(root);
     } catch (IOException e) {
       throw new IllegalArgumentException("published schema is not JSON: " + e.getMessage(), e);
@@ -85,8 +92,11 @@ public record CatalogCheck(String publication, long xmin, long xmax, Set<Long> i
       }
     }
     PublishedSchema schema = PublishedSchemaParser.parse(root.path("schema"));
+    Map<Long, Long> membership = new java.util.HashMap<>();
+    root.path("membership").fields().forEachRemaining(f -> membership.put(Long.valueOf(f.getKey()),
+        f.getValue().asLong()));
     return new CatalogCheck(schema.publication(), Long.parseLong(parts[0]) & 0xFFFFFFFFL,
-        Long.parseLong(parts[1]) & 0xFFFFFFFFL, xip, schema);
+        Long.parseLong(parts[1]) & 0xFFFFFFFFL, xip, schema, membership);
   }
 
   /**
@@ -99,27 +109,34 @@ public record CatalogCheck(String publication, long xmin, long xmax, Set<Long> i
   public Merged merge(PublishedSchema tracked, Map<Long, Long> describedBy) {
     Map<Long, PublishedSchema.Table> out = new LinkedHashMap<>();
     Set<Long> fromCheck = new HashSet<>();
+    boolean kept = false;
     Map<Long, PublishedSchema.Table> mine = tracked.byOid();
     for (PublishedSchema.Table t : schema.tables()) {
       Long xid = describedBy.get(t.oid());
-      if (xid != null && !sees(xid)) {
-        if (mine.containsKey(t.oid())) {
-          out.put(t.oid(), mine.get(t.oid()));
-        }
+      if (xid != null && !sees(xid) && mine.containsKey(t.oid())) {
+        out.put(t.oid(), mine.get(t.oid()));
+        kept = true;
       } else {
         out.put(t.oid(), t);
         fromCheck.add(t.oid());
       }
     }
-    mine.forEach((oid, t) -> {
-      Long xid = describedBy.get(oid);
-      if (!out.containsKey(oid) && xid != null && !sees(xid)) {
-        out.put(oid, t);
+    for (Map.Entry<Long, PublishedSchema.Table> e : mine.entrySet()) {
+      Long xid = describedBy.get(e.getKey());
+      if (!out.containsKey(e.getKey()) && xid != null && !sees(xid)) {
+        out.put(e.getKey(), e.getValue());
+        kept = true;
       }
-    });
-    return new Merged(new PublishedSchema(tracked.publication(), List.copyOf(out.values())), fromCheck);
+    }
+    return new Merged(new PublishedSchema(tracked.publication(), List.copyOf(out.values())), fromCheck, kept);
   }
 
-  /** See {@link #merge}. */
-  public record Merged(PublishedSchema schema, Set<Long> fromCheck) {}
+  /**
+   * See {@link #merge}.
+   *
+   * @param keptNewer whether the stream's description of a table was kept over the check's: a
+   *     later check, whose snapshot sees it, settles the table (it may have left the publication
+   *     since, which only a check says)
+   */
+  public record Merged(PublishedSchema schema, Set<Long> fromCheck, boolean keptNewer) {}
 }

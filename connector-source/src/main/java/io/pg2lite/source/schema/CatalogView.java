@@ -25,6 +25,12 @@ public interface CatalogView {
   long schemaOid(String name);
 
   /**
+   * Asks for a catalog check soon, written even if the catalog looks unchanged: the tracker kept a
+   * table the stream described after a check's snapshot, and only a later check settles it.
+   */
+  default void checkAgainSoon() {}
+
+  /**
    * A column type as the published schema names it: {@code dataType} with domains resolved to
    * their base type and arrays as {@code elem[]}; {@code typeClass} the column type's own
    * {@code typtype}, {@code elemTypeClass} an array element's.

@@ -11,10 +11,15 @@ import java.util.Map;
  * @param at the commit watermark the schema holds from (up to the next recorded one)
  * @param replicaVersion the lineage of the change log it belongs to
  * @param describedBy see {@link SchemaTracker#describedBy}
+ * @param membership see {@link SchemaTracker#membership}
+ * @param detection how schema changes were detected up to {@code at}: a restart that may use
+ *     event triggers resumes from the replication stream when that is how the schema was tracked,
+ *     since the stream it replays may hold DDL no trigger reported (ADR 0027)
  */
 public record RecordedSchema(Watermark at, Watermark replicaVersion, PublishedSchema schema,
-    Map<Long, Long> describedBy) {
+    Map<Long, Long> describedBy, Map<Long, Long> membership, DdlDetection detection) {
   public RecordedSchema {
     describedBy = Map.copyOf(describedBy);
+    membership = Map.copyOf(membership);
   }
 }

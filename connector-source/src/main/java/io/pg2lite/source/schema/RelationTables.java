@@ -43,10 +43,13 @@ final class RelationTables {
         || tracked.columns().size() != r.columns().size()) {
       return false;
     }
-    for (ReplicationEvent.RelationColumn rc : r.columns()) {
+    for (int i = 0; i < r.columns().size(); i++) {
+      ReplicationEvent.RelationColumn rc = r.columns().get(i);
       CatalogView.TypeName type = types.get(rc.typeOid());
-      PublishedSchema.Column c = tracked.column(rc.name());
-      if (type == null || c == null || !c.dataType().equals(type.dataType()) || c.typmod() != rc.typmod()) {
+      // In order too: two columns of one type that swapped names are the same names and types.
+      PublishedSchema.Column c = tracked.columns().get(i);
+      if (type == null || !c.name().equals(rc.name()) || !c.dataType().equals(type.dataType())
+          || c.typmod() != rc.typmod()) {
         return false;
       }
     }
@@ -71,12 +74,22 @@ final class RelationTables {
     Map<String, PublishedSchema.Column> fromCatalog = new HashMap<>();
     for (ReplicationEvent.RelationColumn rc : r.columns()) {
       CatalogView.TypeName type = types.get(rc.typeOid());
+      PublishedSchema.Column was;
+      PublishedSchema.Column now;
       if (type == null) {
-        throw new IllegalStateException("column \"" + rc.name() + "\" of \"" + r.schema() + "\".\"" + r.name()
-            + "\" has type OID " + rc.typeOid() + ", which the catalog does not know (dropped since?)");
+        // A type dropped since (an enum, after its column was retyped): the column stays as the
+        // tracker has it; one the tracker lacks becomes text (pgoutput sends its values as text)
+        // with an attnum of its own, which the Relation message or check that follows replaces.
+        PublishedSchema.Column known = tracked == null ? null : tracked.column(rc.name());
+        boolean same = known != null && known.typmod() == rc.typmod();
+        type = same ? new CatalogView.TypeName(known.dataType(), known.typeClass(), known.elemTypeClass())
+            : new CatalogView.TypeName("text", "b", null);
+        was = same ? known : null;
+        now = null;
+      } else {
+        was = agreeing(tracked, rc, type);
+        now = agreeing(catalog, rc, type);
       }
-      PublishedSchema.Column was = agreeing(tracked, rc, type);
-      PublishedSchema.Column now = agreeing(catalog, rc, type);
       PublishedSchema.Column basis = now != null && (was == null || was.pos() != now.pos()) ? now
           : was != null ? was : now;
       int pos = basis != null ? basis.pos() : unknownPos.getAsInt();

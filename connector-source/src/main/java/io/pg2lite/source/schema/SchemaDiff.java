@@ -124,13 +124,18 @@ public final class SchemaDiff {
         out.add(new SchemaChange.DropColumn(name, c.name()));
       }
     });
+    List<PublishedSchema.Column[]> updates = new ArrayList<>();
+    Set<String> names = new HashSet<>();
     oldCols.forEach((pos, c) -> {
       PublishedSchema.Column n = newCols.get(pos);
-      if (n != null && !retyped(c, n) && (!n.name().equals(c.name()) || n.notNull() != c.notNull())) {
-        out.add(new SchemaChange.UpdateColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c)),
-            new Column(n.name(), ProtocolSpecs.columnSpec(n))));
+      if (n != null && !retyped(c, n)) {
+        names.add(c.name());
+        if (!n.name().equals(c.name()) || n.notNull() != c.notNull()) {
+          updates.add(new PublishedSchema.Column[] {c, n});
+        }
       }
     });
+    updateColumns(name, updates, names, out);
     newCols.forEach((pos, c) -> {
       if (retyped(oldCols.get(pos), c)) {
         out.add(new SchemaChange.AddColumn(name, new Column(c.name(), ProtocolSpecs.columnSpec(c).withDflt(null)),
@@ -142,6 +147,47 @@ public final class SchemaDiff {
         out.add(new SchemaChange.AddColumn(name, column, newMeta, backfill ? new BackfillId(c.pos()) : null));
       }
     });
+  }
+
+  /**
+   * The column updates of one table in an order the replica can apply one by one: a rename
+   * waits until no other column holds its new name. Several renames in one diff (the replication
+   * stream's, ADR 0027, which sees the outcome of many commands at once) can form a cycle: two
+   * columns that swapped names. One of them then takes a name of its own first.
+   *
+   * @param names the table's column names after the drops
+   */
+  private static void updateColumns(QualifiedName table, List<PublishedSchema.Column[]> updates, Set<String> names,
+      List<SchemaChange> out) {
+    List<PublishedSchema.Column[]> pending = new ArrayList<>(updates);
+    while (!pending.isEmpty()) {
+      boolean progress = false;
+      for (java.util.Iterator<PublishedSchema.Column[]> it = pending.iterator(); it.hasNext(); ) {
+        PublishedSchema.Column[] u = it.next();
+        if (u[1].name().equals(u[0].name()) || !names.contains(u[1].name())) {
+          out.add(new SchemaChange.UpdateColumn(table, new Column(u[0].name(), ProtocolSpecs.columnSpec(u[0])),
+              new Column(u[1].name(), ProtocolSpecs.columnSpec(u[1]))));
+          names.remove(u[0].name());
+          names.add(u[1].name());
+          it.remove();
+          progress = true;
+        }
+      }
+      if (!progress) {
+        PublishedSchema.Column[] u = pending.get(0);
+        String aside = u[0].name() + " (renamed)";
+        for (int i = 2; names.contains(aside); i++) {
+          aside = u[0].name() + " (renamed " + i + ")";
+        }
+        PublishedSchema.Column moved = new PublishedSchema.Column(aside, u[0].pos(), u[0].dataType(),
+            u[0].typeClass(), u[0].elemTypeClass(), u[0].maxLength(), u[0].notNull(), u[0].dflt(), u[0].typmod());
+        out.add(new SchemaChange.UpdateColumn(table, new Column(u[0].name(), ProtocolSpecs.columnSpec(u[0])),
+            new Column(aside, ProtocolSpecs.columnSpec(moved))));
+        names.remove(u[0].name());
+        names.add(aside);
+        u[0] = moved;
+      }
+    }
   }
 
   /**

@@ -52,7 +52,12 @@ public final class SchemaTracker {
   private final String publication;
   private final ProtocolSpecs specs;
   private final SchemaDiff diff;
-  private final DdlDetection detection;
+  private volatile DdlDetection detection;
+  /**
+   * Whether the event triggers report this publication although the tracker reads the stream: it
+   * resumed a schema tracked without them, and the first DDL message they send makes it switch.
+   */
+  private boolean triggersReport;
   /** The catalog now (replication-stream mode only; null with event triggers). */
   private final CatalogView catalog;
   private NameAdmission.Admitted current;
@@ -60,6 +65,8 @@ public final class SchemaTracker {
   private Map<QualifiedName, PublishedSchema.Table> byName;
   /** Per table OID, the xid of the transaction whose Relation message the tracked table comes from. */
   private Map<Long, Long> describedBy;
+  /** Per table OID, how the last catalog check found it in the publication ({@link #membership}). */
+  private Map<Long, Long> membership;
   private long version;
   private PublishedSchema pendingBefore;
   /** The last Relation message of each table in this stream session, by its name then. */
@@ -71,7 +78,7 @@ public final class SchemaTracker {
 
   /** A tracker of schema changes reported by event triggers, from {@code initial}. */
   public SchemaTracker(PublishedSchema initial, ProtocolSpecs specs) {
-    this(initial, Map.of(), specs, DdlDetection.EVENT_TRIGGERS, null);
+    this(initial, Map.of(), Map.of(), specs, DdlDetection.EVENT_TRIGGERS, null);
   }
 
   /**
@@ -79,14 +86,15 @@ public final class SchemaTracker {
    *     by (as recorded with {@code initial}); empty with event triggers
    * @param catalog the catalog, for replication-stream mode; null with event triggers
    */
-  public SchemaTracker(PublishedSchema initial, Map<Long, Long> describedBy, ProtocolSpecs specs,
-      DdlDetection detection, CatalogView catalog) {
+  public SchemaTracker(PublishedSchema initial, Map<Long, Long> describedBy, Map<Long, Long> membership,
+      ProtocolSpecs specs, DdlDetection detection, CatalogView catalog) {
     if (detection == DdlDetection.REPLICATION_STREAM && catalog == null) {
       throw new IllegalArgumentException("replication-stream mode reads the catalog");
     }
     this.publication = initial.publication();
     setCurrent(NameAdmission.admit(initial, null));
     this.describedBy = Map.copyOf(describedBy);
+    this.membership = Map.copyOf(membership);
     current.refusals().forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     this.specs = specs;
     this.diff = new SchemaDiff(specs);
@@ -108,6 +116,18 @@ public final class SchemaTracker {
   /** Per table OID, the xid of the Relation message the tracked table comes from (replication-stream mode). */
   public Map<Long, Long> describedBy() {
     return describedBy;
+  }
+
+  /**
+   * Per table OID, how the last catalog check found it in the publication: the
+   * {@code pg_publication_rel} row that lists it (its OID), the {@code pg_publication_namespace}
+   * row of its schema (the negated OID), or 0 for FOR ALL TABLES. A table taken out of the
+   * publication and put back between two checks looks the same to both, but for this: its rows
+   * changed meanwhile were never sent, so it is copied again whole, as ALTER PUBLICATION ... ADD
+   * TABLE is with event triggers.
+   */
+  public Map<Long, Long> membership() {
+    return membership;
   }
 
   /** Moves on every change of {@link #current} or {@link #describedBy}: what a restart must find recorded. */
@@ -140,13 +160,23 @@ public final class SchemaTracker {
     return b.build();
   }
 
+  /**
+   * Replication-stream mode resumed where event triggers now report this publication: the first
+   * DDL message they send switches the tracker to them. Every DDL from that one on is reported,
+   * and the stream before it, replayed from a position tracked without them, may hold DDL no
+   * trigger saw, which the Relation messages and catalog checks covered.
+   */
+  public void switchToEventTriggersWhenTheyReport() {
+    triggersReport = true;
+  }
+
   /** What the tracker knows at one point of the stream, to go back to (immutable). */
-  public record Mark(NameAdmission.Admitted current, Map<Long, Long> describedBy, long version,
-      PublishedSchema pendingBefore) {}
+  public record Mark(NameAdmission.Admitted current, Map<Long, Long> describedBy, Map<Long, Long> membership,
+      long version, PublishedSchema pendingBefore, DdlDetection detection) {}
 
   /** The tracker's state now; taken at each upstream begin. */
   public Mark mark() {
-    return new Mark(current, describedBy, version, pendingBefore);
+    return new Mark(current, describedBy, membership, version, pendingBefore, detection);
   }
 
   /**
@@ -157,13 +187,15 @@ public final class SchemaTracker {
   public void restore(Mark mark) {
     setCurrent(mark.current());
     describedBy = mark.describedBy();
+    membership = mark.membership();
     version = mark.version();
     pendingBefore = mark.pendingBefore();
+    detection = mark.detection();
   }
 
   /** Handles one message of the event triggers; returns the schema changes it implies (often none). */
   public List<SchemaChange> onDdlMessage(byte[] content) {
-    if (detection != DdlDetection.EVENT_TRIGGERS) {
+    if (detection != DdlDetection.EVENT_TRIGGERS && !triggersReport) {
       return List.of();
     }
     JsonNode msg;
@@ -176,6 +208,13 @@ public final class SchemaTracker {
     if (!publication.equals(schema.publication())) {
       return List.of();
     }
+    if (detection != DdlDetection.EVENT_TRIGGERS) {
+      LOG.info("Publication {}: the event triggers report its DDL from here on; schema changes are no longer read "
+          + "from Relation messages and catalog checks", publication);
+      detection = DdlDetection.EVENT_TRIGGERS;
+      describedBy = Map.of();
+      version++;
+    }
     String type = msg.path("type").asText();
     if ("ddlStart".equals(type)) {
       pendingBefore = NameAdmission.admit(schema, current.schema()).schema();
@@ -186,7 +225,7 @@ public final class SchemaTracker {
     }
     PublishedSchema before = pendingBefore != null ? pendingBefore : current.schema();
     pendingBefore = null;
-    return moveTo(before, schema, msg.path("tag").asText(), describedBy);
+    return moveTo(before, schema, msg.path("tag").asText(), describedBy, membership);
   }
 
   /**
@@ -209,11 +248,14 @@ public final class SchemaTracker {
         : tracked != null && tracked.schema().equals(r.schema()) ? tracked.schemaOid() : catalog.schemaOid(r.schema());
     PublishedSchema.Table table = RelationTables.table(r, known, inCatalog, tracked, schemaOid, () -> --unknownPos);
     List<PublishedSchema.Table> tables = new ArrayList<>(current.schema().tables());
-    tables.removeIf(t -> t.oid() == r.oid());
+    // The message proves its name is its OID's at this point: a table tracked under that name with
+    // another OID was dropped (or renamed) before, even if no check said so yet.
+    tables.removeIf(t -> t.oid() == r.oid() || t.schema().equals(r.schema()) && t.name().equals(r.name()));
     tables.add(table);
     Map<Long, Long> nowDescribed = new HashMap<>(describedBy);
     nowDescribed.put(r.oid(), r.txId());
-    return moveTo(current.schema(), new PublishedSchema(publication, tables), SchemaDiff.UNKNOWN_COMMAND, nowDescribed);
+    return moveTo(current.schema(), new PublishedSchema(publication, tables), SchemaDiff.UNKNOWN_COMMAND, nowDescribed,
+        membership);
   }
 
   /**
@@ -244,26 +286,55 @@ public final class SchemaTracker {
       return List.of();
     }
     CatalogCheck.Merged merged = check.merge(current.schema(), describedBy);
-    Map<Long, Long> nowDescribed = new HashMap<>(describedBy);
-    nowDescribed.keySet().removeAll(merged.fromCheck());
+    if (merged.keptNewer()) {
+      catalog.checkAgainSoon();
+    }
     Set<Long> kept = new HashSet<>();
     merged.schema().tables().forEach(t -> kept.add(t.oid()));
+    Map<Long, Long> nowDescribed = new HashMap<>(describedBy);
+    nowDescribed.keySet().removeAll(merged.fromCheck());
     nowDescribed.keySet().retainAll(kept);
-    return moveTo(current.schema(), merged.schema(), SchemaDiff.UNKNOWN_COMMAND, nowDescribed);
+    Map<Long, Long> nowMembership = new HashMap<>(membership);
+    Set<Long> readded = new HashSet<>();
+    for (Long oid : merged.fromCheck()) {
+      Long was = membership.get(oid);
+      Long is = check.membership().get(oid);
+      if (is != null) {
+        nowMembership.put(oid, is);
+        if (was != null && !was.equals(is) && current.schema().byOid().containsKey(oid)) {
+          readded.add(oid);
+        }
+      }
+    }
+    nowMembership.keySet().retainAll(kept);
+    List<SchemaChange> changes = new ArrayList<>();
+    if (!readded.isEmpty()) {
+      // Out of the publication and back since the last check: dropped here, so that the diff
+      // below creates it again, copied whole.
+      List<PublishedSchema.Table> without = new ArrayList<>(current.schema().tables());
+      without.removeIf(t -> readded.contains(t.oid()));
+      changes.addAll(moveTo(current.schema(), new PublishedSchema(publication, without), SchemaDiff.UNKNOWN_COMMAND,
+          describedBy, membership));
+    }
+    changes.addAll(moveTo(current.schema(), merged.schema(), SchemaDiff.UNKNOWN_COMMAND, nowDescribed,
+        nowMembership));
+    return changes;
   }
 
   /** Admits {@code proposed}, diffs it against {@code before}, and makes it the tracked schema. */
   private List<SchemaChange> moveTo(PublishedSchema before, PublishedSchema proposed, String command,
-      Map<Long, Long> nowDescribed) {
+      Map<Long, Long> nowDescribed, Map<Long, Long> nowMembership) {
     NameAdmission.Admitted next = NameAdmission.admit(proposed, current.schema());
     List<String> known = current.refusals();
     next.refusals().stream().filter(r -> !known.contains(r)).forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     List<SchemaChange> changes = diff.diff(before, next.schema(), command);
-    if (!next.schema().equals(current.schema()) || !nowDescribed.equals(describedBy)) {
+    if (!next.schema().equals(current.schema()) || !nowDescribed.equals(describedBy)
+        || !nowMembership.equals(membership)) {
       version++;
     }
     setCurrent(next);
     describedBy = Map.copyOf(nowDescribed);
+    membership = Map.copyOf(nowMembership);
     return changes;
   }
 

@@ -68,6 +68,11 @@ public final class TransactionAssembler {
     return position;
   }
 
+  /** How the schema is tracked now (the metric reads it from another thread: a benign race). */
+  public io.pg2lite.source.schema.DdlDetection detection() {
+    return schema.detection();
+  }
+
   /** True between an upstream begin and its end. */
   public boolean inTransaction() {
     return open != null;
@@ -218,7 +223,7 @@ public final class TransactionAssembler {
       // Recorded before the commit, in the same Kafka transaction: a restart after this commit
       // resumes with this schema (ADR 0028).
       out.add(Emitted.schema(new RecordedSchema(commit, position.replicaVersion(), schema.current(),
-          schema.describedBy()), position));
+          schema.describedBy(), schema.membership(), schema.detection()), position));
     }
     position = position.after(commit, e.position());
     if (tx.begun) {

@@ -33,7 +33,7 @@ class SchemaHistoryTest {
       cols.add(col("c" + i, i, "text", i == 1));
     }
     return new RecordedSchema(Watermark.fromLsn(lsn), RV, schema(table(1, "t", cols, pk("t_pkey", "c1"))),
-        Map.of(1L, 77L));
+        Map.of(1L, 77L), Map.of(1L, 16500L), io.pg2lite.source.schema.DdlDetection.REPLICATION_STREAM);
   }
 
   /** The records as a consumer reads them back, headers as Connect's SimpleHeaderConverter writes strings. */

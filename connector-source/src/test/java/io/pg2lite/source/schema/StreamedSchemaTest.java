@@ -51,7 +51,7 @@ class StreamedSchemaTest {
     public Map<Long, TypeName> types(Collection<Long> oids) {
       Map<Long, TypeName> out = new HashMap<>();
       Map<Long, String> names = Map.of(INT4, "int4", TEXT, "text", INT8, "int8");
-      oids.forEach(o -> out.put(o, new TypeName(names.get(o), "b", null)));
+      oids.stream().filter(names::containsKey).forEach(o -> out.put(o, new TypeName(names.get(o), "b", null)));
       return out;
     }
 
@@ -65,7 +65,7 @@ class StreamedSchemaTest {
       col("v", 2, "text", false)), pk("t_pkey", "id"));
 
   private final Catalog catalog = new Catalog(schema(T));
-  private final SchemaTracker tracker = new SchemaTracker(schema(T), Map.of(), new ProtocolSpecs(true),
+  private final SchemaTracker tracker = new SchemaTracker(schema(T), Map.of(), Map.of(), new ProtocolSpecs(true),
       DdlDetection.REPLICATION_STREAM, catalog);
 
   private static ReplicationEvent.Relation relation(long xid, String name, ReplicationEvent.RelationColumn... cols) {
@@ -193,7 +193,12 @@ class StreamedSchemaTest {
   }
 
   private static byte[] check(String snapshot, PublishedSchema s) {
-    return CatalogCheck.message(snapshot, PublishedSchemaWriter.toJson(s).toString()).getBytes(StandardCharsets.UTF_8);
+    return check(snapshot, s, Map.of());
+  }
+
+  private static byte[] check(String snapshot, PublishedSchema s, Map<Long, Long> membership) {
+    return CatalogCheck.message(snapshot, PublishedSchemaWriter.toJson(s).toString(), membership)
+        .getBytes(StandardCharsets.UTF_8);
   }
 
   @Test
@@ -250,6 +255,75 @@ class StreamedSchemaTest {
     assertEquals(Map.of(), tracker.describedBy());
     assertEquals(before.version(), tracker.version());
     assertEquals(2, tracker.current().tables().get(0).columns().size());
+  }
+
+  @Test
+  void twoColumnsThatSwappedNamesAreRenamedThroughANameOfTheirOwn() {
+    // t(id, v text) and w text at attnum 3; then v and w swap names (three renames).
+    PublishedSchema.Table two = table(1, "t", List.of(col("id", 1, "int4", true), col("v", 2, "text", false),
+        col("w", 3, "text", false)), pk("t_pkey", "id"));
+    SchemaTracker swapped = new SchemaTracker(schema(two), Map.of(), Map.of(), new ProtocolSpecs(true),
+        DdlDetection.REPLICATION_STREAM, catalog);
+    catalog.now = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("w", 2, "text", false),
+        col("v", 3, "text", false)), pk("t_pkey", "id")));
+    List<SchemaChange> changes = swapped.onRelation(relation(5, "t", id(), c("w", TEXT, false), c("v", TEXT, false)));
+    List<String> renames = changes.stream().map(ch -> {
+      SchemaChange.UpdateColumn u = (SchemaChange.UpdateColumn) ch;
+      return u.old().name() + ">" + u.updated().name();
+    }).toList();
+    assertEquals(List.of("v>v (renamed)", "w>v", "v (renamed)>w"), renames,
+        "the same names and types, in another order: a swap, applied one rename at a time");
+  }
+
+  @Test
+  void aTableCreatedAgainUnderItsNameReplacesTheOldOne() {
+    PublishedSchema.Table again = new PublishedSchema.Table(9, 2200, "public", "t", "d",
+        List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), List.of(pk("t_pkey", "id")));
+    catalog.now = schema(again);
+    List<SchemaChange> changes = tracker.onRelation(new ReplicationEvent.Relation(5, 9, "public", "t", 'd',
+        List.of(id(), c("v", TEXT, false))));
+    assertTrue(changes.get(0) instanceof SchemaChange.DropTable, changes.toString());
+    assertEquals(9L, ((SchemaChange.CreateTable) changes.get(1)).metadata().relationOid());
+    assertTrue(tracker.replicates(new QualifiedName("public", "t")), "the new table's rows are replicated");
+  }
+
+  @Test
+  void aColumnOfATypeDroppedSinceKeepsItsTrackedType() {
+    PublishedSchema.Table withEnum = table(1, "t", List.of(col("id", 1, "int4", true),
+        new PublishedSchema.Column("m", 2, "mood", "e", null, null, false, null)), pk("t_pkey", "id"));
+    SchemaTracker enums = new SchemaTracker(schema(withEnum), Map.of(), Map.of(), new ProtocolSpecs(true),
+        DdlDetection.REPLICATION_STREAM, catalog);
+    catalog.now = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("m", 2, "text", false)),
+        pk("t_pkey", "id")));
+    // A new session describes the table with the enum's OID, which the catalog no longer has.
+    assertEquals(List.of(), enums.onRelation(relation(5, "t", id(), c("m", 99999, false))));
+  }
+
+  @Test
+  void aStreamTrackedSchemaSwitchesToEventTriggersAtTheirFirstReport() {
+    tracker.switchToEventTriggersWhenTheyReport();
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true), col("v", 2, "text", false),
+        col("n", 3, "int4", false)), pk("t_pkey", "id")));
+    byte[] ddl = ("{\"type\":\"ddlUpdate\",\"tag\":\"ALTER TABLE\",\"schema\":" + PublishedSchemaWriter.toJson(after)
+        + "}").getBytes(StandardCharsets.UTF_8);
+    SchemaTracker.Mark before = tracker.mark();
+    List<SchemaChange> changes = tracker.onDdlMessage(ddl);
+    assertEquals(DdlDetection.EVENT_TRIGGERS, tracker.detection());
+    assertEquals("n", ((SchemaChange.AddColumn) changes.get(0)).column().name());
+    assertEquals(List.of(), tracker.onCatalogCheck(check("1:1:", schema())), "checks are ignored from then on");
+    tracker.restore(before);
+    assertEquals(DdlDetection.REPLICATION_STREAM, tracker.detection(), "a cut transaction goes back to the stream");
+  }
+
+  @Test
+  void aTableTakenOutOfThePublicationAndPutBackBetweenTwoChecksIsCopiedAgainWhole() {
+    assertEquals(List.of(), tracker.onCatalogCheck(check("10:10:", schema(T), Map.of(1L, 16400L))));
+    // ALTER PUBLICATION ... DROP TABLE t, rows changed, ADD TABLE t: a new pg_publication_rel row.
+    List<SchemaChange> changes = tracker.onCatalogCheck(check("20:20:", schema(T), Map.of(1L, 16410L)));
+    assertTrue(changes.get(0) instanceof SchemaChange.DropTable, changes.toString());
+    assertNotNull(((SchemaChange.CreateTable) changes.get(1)).backfill());
+    assertEquals(Map.of(1L, 16410L), tracker.membership());
+    assertEquals(List.of(), tracker.onCatalogCheck(check("30:30:", schema(T), Map.of(1L, 16410L))));
   }
 
   @Test
