@@ -178,7 +178,7 @@ public final class PostgresCatalog {
     CatalogInstaller.Query q = CatalogInstaller.tablesQuery();
     try (PreparedStatement ps = c.prepareStatement(q.sql())) {
       ps.setArray(1, c.createArrayOf("bigint", oids.toArray()));
-      ps.setLong(2, newerThan);
+      ps.setLong(2, Math.min(newerThan, 0xFFFFFFFFL)); // an OID is 32 bits
       for (int i = 3; i <= q.parameters() + 2; i++) {
         ps.setString(i, publication);
       }
