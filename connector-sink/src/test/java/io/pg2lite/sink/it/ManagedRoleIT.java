@@ -6,13 +6,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
-import io.pg2lite.testkit.fuzz.ReplicaComparator;
-import io.pg2lite.testkit.sqlite.SqliteFiles;
-import io.pg2lite.testkit.support.Await;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -75,30 +70,10 @@ class ManagedRoleIT {
           "GRANT SELECT ON public.later TO " + ROLE,
           "ALTER PUBLICATION " + PUB + " ADD TABLE public.later",
           "CREATE INDEX later_tag ON later (tag)");
-      awaitSameAsPostgres(p, replica);
+      p.awaitReplicaEqualsPostgres(replica, PUB, "DDL and a table added to the publication");
       assertTrue(Pipeline.replica(replica, "SELECT name FROM sqlite_master WHERE type = 'index'").stream()
           .anyMatch(r -> r.get(0).equals("later_tag")), "the index reaches the replica through a catalog check");
       p.worker.rest().awaitRunning(p.name + "-source", Pipeline.WAIT);
-    }
-  }
-
-  private static void awaitSameAsPostgres(Pipeline p, Path replica) {
-    String[] last = {"never compared"};
-    try {
-      Await.until("replica equal to Postgres", Pipeline.WAIT, () -> {
-        try (Connection pg = p.db.connect(); Connection lite = SqliteFiles.open(replica)) {
-          String backfilling = Pipeline.replica(replica,
-              "SELECT count(*) FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL").get(0).get(0);
-          ReplicaComparator.Result r = new ReplicaComparator(10).compare(pg, PUB, lite);
-          last[0] = backfilling + " columns backfilling; " + r.total() + " differences: " + r.differences();
-          return backfilling.equals("0") && r.same();
-        } catch (SQLException e) {
-          last[0] = e.getMessage();
-          return false;
-        }
-      });
-    } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + "; last comparison: " + last[0], e);
     }
   }
 }

@@ -235,6 +235,32 @@ final class Pipeline implements AutoCloseable {
     }
   }
 
+  /**
+   * Waits until the replica has no column still being backfilled and equals Postgres over every
+   * table of {@code publication}, cell by cell ({@link io.pg2lite.testkit.fuzz.ReplicaComparator});
+   * fails with the last differences.
+   */
+  void awaitReplicaEqualsPostgres(Path replica, String publication, String what) {
+    String[] last = {"never compared"};
+    try {
+      Await.until("replica equal to Postgres: " + what, WAIT, () -> {
+        try (Connection pg = db.connect(); Connection lite = SqliteFiles.open(replica)) {
+          String backfilling = replica(replica, "SELECT count(*) FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL")
+              .get(0).get(0);
+          io.pg2lite.testkit.fuzz.ReplicaComparator.Result r = new io.pg2lite.testkit.fuzz.ReplicaComparator(10)
+              .compare(pg, publication, lite);
+          last[0] = backfilling + " columns backfilling; " + r.total() + " differences: " + r.differences();
+          return backfilling.equals("0") && r.same();
+        } catch (SQLException e) {
+          last[0] = e.getMessage();
+          return false;
+        }
+      });
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "; last comparison: " + last[0], e);
+    }
+  }
+
   /** Waits until the replica has {@code table} with no column still being backfilled. */
   void awaitBackfilled(Path replica, String table, Duration timeout) {
     Await.until("table " + table + " backfilled in " + replica.getFileName(), timeout, () -> {

@@ -7,10 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.fuzz.ReplicaComparator;
-import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
 import java.nio.file.Path;
-import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -111,14 +109,14 @@ class SchemaChangesWithoutTriggersIT {
           "schema.check.interval.ms", "300"));
       Path replica = p.files.newFile("replica");
       p.startSink("a", replica);
-      awaitSameAsPostgres(p, replica, "the tables as created");
+      p.awaitReplicaEqualsPostgres(replica, PUB, "the tables as created");
       assertEquals(List.of(List.of("0")), p.postgres("SELECT count(*) FROM pg_namespace WHERE nspname = 'pg2lite'"),
           "nothing is installed in replication-stream mode");
 
       for (Case c : CASES) {
         p.db.execute(c.ddl().split("; "));
       }
-      awaitSameAsPostgres(p, replica, "each DDL alone (catalog checks)");
+      p.awaitReplicaEqualsPostgres(replica, PUB, "each DDL alone (catalog checks)");
       assertTrue(replicaIndexes(replica).contains("index_tab_v"), "the index created reaches the replica");
 
       for (Case c : CASES) {
@@ -126,7 +124,7 @@ class SchemaChangesWithoutTriggersIT {
           p.db.execute(c.rowsAfter());
         }
       }
-      awaitSameAsPostgres(p, replica, "rows written after each DDL");
+      p.awaitReplicaEqualsPostgres(replica, PUB, "rows written after each DDL");
 
       // Stopped (its offsets are stored with its Kafka transactions, exactly once): the DDL below
       // waits in the slot, and the source resumes behind it with the schema it recorded.
@@ -145,7 +143,7 @@ class SchemaChangesWithoutTriggersIT {
       p.db.execute("DROP INDEX index_tab_v");
       p.startSource(Map.of("publication.name", PUB, "ddl.detection", "replication-stream",
           "schema.check.interval.ms", "300"));
-      awaitSameAsPostgres(p, replica, "DDL and rows in one transaction, after a restart");
+      p.awaitReplicaEqualsPostgres(replica, PUB, "DDL and rows in one transaction, after a restart");
       assertFalse(replicaIndexes(replica).contains("index_tab_v"), "the index dropped leaves the replica");
     }
   }
@@ -153,30 +151,5 @@ class SchemaChangesWithoutTriggersIT {
   private static List<String> replicaIndexes(Path replica) throws SQLException {
     return Pipeline.replica(replica, "SELECT name FROM sqlite_master WHERE type = 'index'").stream()
         .map(r -> r.get(0)).toList();
-  }
-
-  /** Waits until no column is being backfilled and the replica equals Postgres; fails with the differences. */
-  private static void awaitSameAsPostgres(Pipeline p, Path replica, String what) {
-    String[] last = {"never compared"};
-    try {
-      Await.until("replica equal to Postgres: " + what, WAIT, () -> {
-        try (Connection pg = p.db.connect(); Connection lite = SqliteFiles.open(replica)) {
-          List<List<String>> backfilling = Pipeline.replica(replica,
-              "SELECT count(*) FROM \"_pg2lite.columns\" WHERE backfill IS NOT NULL");
-          if (!backfilling.get(0).get(0).equals("0")) {
-            last[0] = backfilling.get(0).get(0) + " columns still backfilling";
-            return false;
-          }
-          ReplicaComparator.Result r = new ReplicaComparator(10).compare(pg, PUB, lite);
-          last[0] = r.total() + " differences: " + r.differences();
-          return r.same();
-        } catch (SQLException e) {
-          last[0] = e.getMessage();
-          return false;
-        }
-      });
-    } catch (AssertionError e) {
-      throw new AssertionError(e.getMessage() + "; last comparison: " + last[0], e);
-    }
   }
 }

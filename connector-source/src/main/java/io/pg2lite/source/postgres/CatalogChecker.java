@@ -129,14 +129,8 @@ public final class CatalogChecker implements AutoCloseable {
   }
 
   private void closeConnection() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // a broken connection fails to close; the next check opens a new one
-      }
-      connection = null;
-    }
+    PostgresConnections.closeQuietly(connection); // the next check opens a new one
+    connection = null;
   }
 
   @Override

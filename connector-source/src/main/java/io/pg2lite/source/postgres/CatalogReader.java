@@ -96,14 +96,8 @@ public final class CatalogReader implements CatalogView, AutoCloseable {
   }
 
   private void closeConnection() {
-    if (connection != null) {
-      try {
-        connection.close();
-      } catch (SQLException e) {
-        // a broken connection fails to close; a new one is opened
-      }
-      connection = null;
-    }
+    PostgresConnections.closeQuietly(connection); // the next question opens a new one
+    connection = null;
   }
 
   @Override

@@ -60,6 +60,17 @@ public final class PostgresConnections implements AutoCloseable {
     }
   }
 
+  /** Closes {@code c} (null: nothing), ignoring the failure of a broken connection to close. */
+  public static void closeQuietly(Connection c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (SQLException e) {
+        // a broken connection fails to close; there is nothing left to release
+      }
+    }
+  }
+
   public Connection connect() throws SQLException {
     return connect(Map.of());
   }
