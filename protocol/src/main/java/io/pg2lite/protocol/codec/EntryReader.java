@@ -2,6 +2,7 @@ package io.pg2lite.protocol.codec;
 
 import com.fasterxml.jackson.core.JsonParser;
 import io.pg2lite.protocol.message.Begin;
+import io.pg2lite.protocol.message.NewLineage;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
@@ -90,15 +91,37 @@ final class EntryReader {
     Long xid = null;
     Instant commitTime = null;
     boolean backfill = false;
+    NewLineage lineage = null;
     for (String f; (f = in.nextField()) != null; ) {
       switch (f) {
         case "xid" -> xid = in.nullableInt64();
         case "commitTime" -> commitTime = in.nullableInstant();
         case "backfill" -> backfill = in.bool();
+        case "lineage" -> lineage = lineage();
         default -> throw in.unknownField(f);
       }
     }
-    return new Begin(xid, commitTime, backfill);
+    return new Begin(xid, commitTime, backfill, lineage);
+  }
+
+  private NewLineage lineage() throws IOException {
+    in.startObject();
+    String previous = null;
+    String reason = null;
+    for (String f; (f = in.nextField()) != null; ) {
+      switch (f) {
+        case "previous" -> previous = in.string();
+        case "reason" -> reason = in.string();
+        default -> throw in.unknownField(f);
+      }
+    }
+    if (previous == null) {
+      throw in.missing("previous");
+    }
+    if (reason == null) {
+      throw in.missing("reason");
+    }
+    return new NewLineage(previous, reason);
   }
 
   private Commit commit() throws IOException {

@@ -79,6 +79,12 @@ final class EntryWriter {
     if (b.backfill()) {
       gen.writeBooleanField("backfill", true);
     }
+    if (b.lineage() != null) {
+      gen.writeObjectFieldStart("lineage");
+      gen.writeStringField("previous", b.lineage().previous());
+      gen.writeStringField("reason", b.lineage().reason());
+      gen.writeEndObject();
+    }
   }
 
   private void writeCommit(Commit c) throws IOException {

@@ -10,8 +10,15 @@ import java.time.Instant;
  * @param commitTime the upstream commit time (microsecond precision), or null when unknown
  * @param backfill true for a backfill transaction: it is not in the WAL, its watermark is
  *     {@code M.k}, and its commit is never acknowledged to Postgres
+ * @param lineage on the first-start transaction of a lineage that replaces an earlier one in the
+ *     same log: which one, and why (docs/protocol.md, "Lineage"); null on every other begin
  */
-public record Begin(Long xid, Instant commitTime, boolean backfill) implements Message {
+public record Begin(Long xid, Instant commitTime, boolean backfill, NewLineage lineage) implements Message {
+  /** A begin that starts no new lineage. */
+  public Begin(Long xid, Instant commitTime, boolean backfill) {
+    this(xid, commitTime, backfill, null);
+  }
+
   @Override
   public MessageKind kind() {
     return MessageKind.BEGIN;

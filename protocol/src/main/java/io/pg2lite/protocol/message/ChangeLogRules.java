@@ -84,7 +84,11 @@ public final class ChangeLogRules {
     if (!b.backfill() && b.xid() != null && minor) {
       throw new Violation(index, e, "a live transaction's begin watermark has no minor");
     }
-    if (lastCommit == null && !(minor && !b.backfill() && b.xid() == null)) {
+    boolean firstStart = minor && !b.backfill() && b.xid() == null;
+    if (b.lineage() != null && !(firstStart && java.math.BigInteger.ONE.equals(e.watermark().minor()))) {
+      throw new Violation(index, e, "a new lineage begins with a first-start transaction (V.01, no xid)");
+    }
+    if (lastCommit == null && !firstStart) {
       throw new Violation(index, e, "the log starts with the first-start transaction (V.01, no xid)");
     }
     if (b.backfill() && !e.watermark().isAfter(lastCommit)) {

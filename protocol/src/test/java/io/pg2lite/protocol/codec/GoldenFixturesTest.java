@@ -51,8 +51,9 @@ class GoldenFixturesTest {
       Set<String> actual = files.map(p -> p.getFileName().toString()).collect(Collectors.toSet());
       assertEquals(expected, actual);
     }
-    // 4 record kinds; 15 change tags and the part of a split message, all different.
-    assertEquals(19, expected.size());
+    // 4 record kinds; 15 change tags and the part of a split message, all different; a new lineage's begin.
+    assertEquals(20, expected.size());
+    assertTrue(expected.contains("begin-new-lineage.json"));
     assertTrue(expected.contains("backfill-completed.json"));
   }
 

@@ -106,4 +106,23 @@ class ChangeLogRulesTest {
     assertThrows(ChangeLogRules.Violation.class, () -> new Log().firstStart().live(w(0x1001), w(0x1100), 0)
         .live(w(0x1001), w(0x1200), 0).check(), "a repeat that commits above the log");
   }
+
+  @Test
+  void aNewLineageBeginsWithItsFirstStartTransactionAboveTheOldOne() {
+    NewLineage lost = new NewLineage(V.toString(), "slot lost");
+    Watermark v2 = Watermark.fromLsn("0/9000");
+    ChangeLogRules rules = new Log().firstStart().live(w(0x1001), w(0x1100), 1)
+        .add(new ChangeLogEntry(Watermark.parse(w(0x1101)), 0, new Begin(7L, null, false)))
+        .add(new ChangeLogEntry(Watermark.parse(w(0x1101)), 1, new Rollback("slot lost")))
+        .add(new ChangeLogEntry(v2.nextMinor(), 0, new Begin(null, null, false, lost)))
+        .add(new ChangeLogEntry(v2.nextMinor(), 1, new Commit(0, null)))
+        .live(w(0x9001), w(0x9100), 1).check();
+    assertEquals(Watermark.parse(w(0x9100)), rules.lastCommit());
+    assertTrue(assertThrows(ChangeLogRules.Violation.class, () -> new Log().firstStart()
+        .add(new ChangeLogEntry(Watermark.parse(w(0x1001)), 0, new Begin(7L, null, false, lost))).check())
+        .getMessage().contains("a new lineage begins with a first-start transaction"), "a live begin marked");
+    assertThrows(ChangeLogRules.Violation.class, () -> new Log().firstStart()
+        .add(new ChangeLogEntry(v2.nextMinor().nextMinor(), 0, new Begin(null, null, false, lost))).check(),
+        "a new lineage at V.02");
+  }
 }

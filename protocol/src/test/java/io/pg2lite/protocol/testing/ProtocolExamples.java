@@ -5,6 +5,7 @@ import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.Message;
+import io.pg2lite.protocol.message.NewLineage;
 import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
@@ -29,7 +30,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * One example entry per message kind, mirrored by the golden files in
+ * One example entry per message kind (and one for the begin of a new lineage), mirrored by the golden files in
  * {@code docs/protocol/fixtures/<tag>.json}. The examples exercise the hard cases of the wire
  * format: an int8 beyond 2^53, an exact numeric as text, NaN as text, a SQL NULL next to an
  * absent (unchanged TOAST) column, arrays, and names that need quoting in SQL.
@@ -100,6 +101,10 @@ public final class ProtocolExamples {
         new BackfillStatus(2, 2, null)));
     put(m, PRE_COMMIT, 1, new Part(0, 3, 2210, "{\"tag\":\"insert\",\"relation\":{\"schema\":\"public\",\"name\":\"doc\""));
     put(m, Watermark.fromLsn("0/16B3800").nextMajor(), 3, new Rollback("source restarted inside this transaction"));
+    // The first-start transaction of a lineage that replaces another (same tag as the begin above).
+    m.put("begin-new-lineage", new ChangeLogEntry(Watermark.fromLsn("0/3000060").nextMinor(), 0, new Begin(null, null,
+        false, new NewLineage(Watermark.fromLsn("0/16B3748").toString(), "replication slot pg2lite was invalidated by "
+        + "Postgres (wal_removed: the WAL it needed was removed; max_slot_wal_keep_size = 16MB)"))));
     return m;
   }
 
