@@ -7,6 +7,7 @@ import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.KafkaCommitPolicy;
+import io.pg2lite.source.lineage.LineageLost;
 import io.pg2lite.source.metrics.SourceMetrics;
 import io.pg2lite.source.multiplex.StreamMultiplexer;
 import io.pg2lite.source.replication.ReplicationEvent;
@@ -19,6 +20,8 @@ import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
@@ -79,6 +82,16 @@ public class Pg2liteSourceTask extends SourceTask {
   /** Replication-stream mode's catalog reader and checker, closed with the task. */
   private AutoCloseable catalog;
   private int fullBatch;
+  /**
+   * Set when the lineage ended while streaming and {@code resync.auto} lets the task start a new
+   * one: every record handed out must be in Kafka before the start-up reads the log's tail again.
+   */
+  private LineageLost lineageEnded;
+  /** Records returned by {@link #poll}, and those Connect reported written ({@link #commitRecord}). */
+  private long handedOut;
+  private final AtomicLong written = new AtomicLong();
+  /** Exactly-once: the commit of the Kafka transaction open when the lineage ended was requested. */
+  private boolean endedTransactionCommitted;
 
   /** The task Connect creates: Debezium, Postgres and Kafka for real, the system clock. */
   public Pg2liteSourceTask() {
@@ -157,7 +170,11 @@ public class Pg2liteSourceTask extends SourceTask {
         multiplexer = mux;
         stream = upstream;
         if (metrics == null) {
-          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config));
+          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config),
+              () -> streams.slotStatus(config));
+        }
+        if (state.newLineage() != null) {
+          metrics.newLineage(state.newLineage());
         }
         metrics.ddlDetection(() -> assembled.detection().configName(), state.catalog()::lastCheck);
       }
@@ -173,6 +190,11 @@ public class Pg2liteSourceTask extends SourceTask {
       if (state != null) {
         state.catalog().close();
       }
+      LineageLost lost = LineageLost.in(e);
+      if (lost != null && config.resyncAuto) { // the slot went between the start-up's look and the stream's
+        startUpHealing.failedTransiently(lost.reason(), "starting again: the start-up begins a new lineage");
+        return false;
+      }
       startUpHealing.failed(e, "trying again"); // throws a permanent fault, or one that lasts too long
       return false;
     }
@@ -180,6 +202,9 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public List<SourceRecord> poll() throws InterruptedException {
+    if (lineageEnded != null) {
+      return awaitWrittenBeforeNewLineage();
+    }
     if (stream == null && !startUp()) {
       return null;
     }
@@ -195,7 +220,13 @@ public class Pg2liteSourceTask extends SourceTask {
         emitted = pending;
         pending = List.of();
       } else {
-        List<ReplicationEvent> events = stream.poll();
+        List<ReplicationEvent> events;
+        try {
+          events = stream.poll();
+        } catch (RuntimeException e) {
+          lineageEnded(e); // rethrows anything but a lost lineage that resync.auto lets go
+          return null;
+        }
         batchEvents = events.size();
         if (events.isEmpty()) {
           // Caught up with complete transactions still in an open Kafka transaction: close it at a
@@ -226,7 +257,78 @@ public class Pg2liteSourceTask extends SourceTask {
     if (transactions != null) {
       endKafkaTransaction(out, lastBoundary[0], batchEvents);
     }
+    handedOut += out.size();
     return out;
+  }
+
+  /**
+   * The lineage ended while streaming ({@link LineageLost}: the slot was invalidated or dropped).
+   * Without {@code resync.auto} the task fails with its message. With it, the streams close and
+   * {@link #poll} waits until Kafka holds every record handed out (exactly-once: the open Kafka
+   * transaction is committed, a cut upstream transaction's prefix included, as when one spans
+   * Kafka transactions); then the start-up runs again, reads the log's tail as it now is, closes
+   * a cut transaction with a rollback and starts the new lineage ({@link SourceStartup}). One
+   * path for a lineage found lost at start and one lost while streaming.
+   */
+  private void lineageEnded(RuntimeException e) {
+    LineageLost lost = LineageLost.in(e);
+    if (lost == null || !config.resyncAuto) {
+      throw e;
+    }
+    LOG.warn("The change log's lineage ended while streaming: {}. resync.auto is on: a new lineage starts once Kafka "
+        + "holds the {} records already handed out", lost.reason(), handedOut - written.get());
+    closeStreams();
+    lineageEnded = lost;
+    endedTransactionCommitted = transactions == null || !uncommitted && !assembler.inTransaction();
+  }
+
+  private List<SourceRecord> awaitWrittenBeforeNewLineage() throws InterruptedException {
+    if (!endedTransactionCommitted) {
+      transactions.commitTransaction(); // after this (empty) batch
+      uncommitted = false;
+      endedTransactionCommitted = true;
+      return null;
+    }
+    if (written.get() < handedOut) {
+      Thread.sleep(20);
+      return null;
+    }
+    LOG.info("Kafka holds every record of the ended lineage; starting the new one");
+    lineageEnded = null;
+    return null; // the next poll runs the start-up
+  }
+
+  /** Closes what the start-up opened; {@link #poll} runs the start-up again while {@link #stream} is null. */
+  private void closeStreams() {
+    synchronized (lifecycle) {
+      ReplicationStream s = stream;
+      stream = null;
+      if (s != null) {
+        s.close();
+      }
+      if (multiplexer != null) {
+        multiplexer.close();
+        multiplexer = null;
+      }
+      closeCatalog();
+    }
+  }
+
+  private void closeCatalog() {
+    if (catalog != null) {
+      try {
+        catalog.close();
+      } catch (Exception e) {
+        LOG.debug("closing the catalog reader", e);
+      }
+      catalog = null;
+    }
+  }
+
+  /** Counts what Kafka has (at-least-once: acknowledged; exactly-once: committed), for {@link #lineageEnded}. */
+  @Override
+  public void commitRecord(SourceRecord record, RecordMetadata metadata) {
+    written.incrementAndGet();
   }
 
   /**
@@ -276,13 +378,7 @@ public class Pg2liteSourceTask extends SourceTask {
       if (multiplexer != null) {
         multiplexer.close();
       }
-      if (catalog != null) {
-        try {
-          catalog.close();
-        } catch (Exception e) {
-          LOG.debug("closing the catalog reader", e);
-        }
-      }
+      closeCatalog();
       if (metrics != null) {
         metrics.close();
       }

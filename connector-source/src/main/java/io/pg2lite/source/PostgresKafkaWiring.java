@@ -14,6 +14,8 @@ import io.pg2lite.source.kafka.ChangeLogTopic;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.replication.HealingReplicationStream;
+import io.pg2lite.source.lineage.SlotGuard;
+import io.pg2lite.source.replication.ReplicationSession;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.SourcePosition;
 import java.sql.Connection;
@@ -52,7 +54,13 @@ final class PostgresKafkaWiring implements SourceWiring {
       Supplier<Map<String, ?>> resumeOffset) {
     Healing healing = Healing.forRetries("The replication stream of slot " + config.slot, config.retryBackoffMaxMs,
         config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, STREAM_LOG).alsoTransient(DecoderSession::slotInUse);
-    return new HealingReplicationStream(config.slot, DecoderSession.opener(config, postgres(config)),
+    ReplicationSession.Opener sessions = DecoderSession.opener(config, postgres(config));
+    SlotGuard guard = new SlotGuard(config.slot, postgres(config)::connect);
+    ReplicationSession.Opener checked = resumeAfter -> {
+      guard.check(); // a lost slot is named at once, never retried (SlotGuard)
+      return sessions.open(resumeAfter);
+    };
+    return new HealingReplicationStream(config.slot, checked,
         DecoderSession.batchSize(config), config.heartbeatIntervalMs,
         () -> SourcePosition.commitLsnOf(storedOffset.get()), () -> SourcePosition.commitLsnOf(resumeOffset.get()),
         healing);
@@ -69,6 +77,21 @@ final class PostgresKafkaWiring implements SourceWiring {
         new BackfillScheduler(config.backfillTransactionBatches, config.backfillLiveBudgetMs), config.backfillBatchRows,
         state.lastWritten(), clockMillis).maxRowsPerSecond(config.backfillMaxRowsPerSecond)
         .holdUntilCommitAtOrAbove(state.backfillHold()).openInBackground();
+  }
+
+  /** A short connection per reading (the metric reads at most one every 5 s). */
+  @Override
+  public String slotStatus(SourceConfig config) {
+    try (Connection c = postgres(config).connect()) {
+      PostgresCatalog.SlotState slot = new PostgresCatalog(c).slot(config.slot);
+      if (slot == null) {
+        return "missing";
+      }
+      return slot.invalidated() ? "lost" + (slot.invalidationReason() == null ? "" : " (" + slot.invalidationReason()
+          + ")") : String.valueOf(slot.walStatus());
+    } catch (SQLException | RuntimeException e) {
+      return "unknown";
+    }
   }
 
   /** A short connection per reading (the metric reads at most one every 5 s). */

@@ -2,6 +2,7 @@ package io.pg2lite.source;
 
 import io.pg2lite.protocol.message.Begin;
 import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.protocol.message.NewLineage;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
@@ -14,6 +15,7 @@ import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.source.kafka.SchemaHistory;
+import io.pg2lite.source.lineage.LineageCheck;
 import io.pg2lite.source.postgres.CatalogChecker;
 import io.pg2lite.source.postgres.CatalogReader;
 import io.pg2lite.source.replication.UpstreamPositions;
@@ -63,10 +65,11 @@ final class SourceStartup {
    *     committed record's + 1 ({@link LogTail#nextSeq()})
    * @param recordLimit how large a record may be on the way to the topic: larger entries are cut
    *     into parts
+   * @param newLineage why this start began a new lineage ({@code resync.auto}), or null
    */
   record State(SourcePosition position, SchemaTracker schema, List<Emitted> pending, Watermark lastWritten,
       Watermark backfillHold, long nextSeq, RecordLimit recordLimit, SchemaHistory history,
-      CatalogResources catalog) {}
+      CatalogResources catalog, String newLineage) {}
 
   /**
    * What replication-stream mode keeps open while the task runs: the catalog reader the tracker
@@ -122,7 +125,11 @@ final class SourceStartup {
       SchemaHistory history = new SchemaHistory(config.schemaHistoryTopic, config.database + "/" + config.slot,
           new SourcePartition(config.database, config.slot).map(), limit.valueLimit());
       List<Emitted> pending = new ArrayList<>();
-      SchemaStartup.Resumed resumed = stored == null ? null : schemas.resume(catalog, stored, topic, history, now);
+      LineageCheck.Decision lineage = new LineageCheck(config.slot, config.topic, config.resyncAuto).decide(stored,
+          catalog.slot(config.slot), stored == null ? null : positions.resumeLsn(stored.upstream()), tail,
+          tail.isPresent() ? -1 : topic.startOffset(config.topic));
+      boolean continues = lineage instanceof LineageCheck.Decision.Continue;
+      SchemaStartup.Resumed resumed = continues ? schemas.resume(catalog, stored, topic, history, now) : null;
       boolean switchToTriggers = false;
       if (detection == DdlDetection.EVENT_TRIGGERS && resumed != null
           && resumed.schema().detection() == DdlDetection.REPLICATION_STREAM) {
@@ -145,13 +152,13 @@ final class SourceStartup {
         tracker.switchToEventTriggersWhenTheyReport();
       }
       SourcePosition position;
-      if (stored == null) {
-        position = firstStart(catalog, tracker, tail, pending);
-      } else {
-        position = resume(catalog, stored);
+      if (continues) {
+        position = stored;
         if (resumed.recordAgain()) {
           pending.add(Emitted.schema(resumed.schema(), position));
         }
+      } else {
+        position = firstStart(catalog, tracker, lineage, pending);
       }
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
@@ -172,7 +179,8 @@ final class SourceStartup {
         reader.checkAgainWith(checker::requestCheck);
         resources = new CatalogResources(reader, checker);
       }
-      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit, history, resources);
+      return new State(position, tracker, pending, lastWritten, backfillHold, nextSeq, limit, history, resources,
+          lineage instanceof LineageCheck.Decision.NewLineage n ? n.reason() : null);
     } catch (SQLException e) {
       closeQuietly(reader);
       throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
@@ -223,36 +231,45 @@ final class SourceStartup {
   }
 
   /**
-   * First start: the slot's consistent point becomes the replica version, and one transaction
-   * creates every published table (all columns to be backfilled) and its indexes. It is not in
-   * the WAL, so like a backfill transaction it gets the minor watermark {@code replicaVersion.01}.
+   * First start, or the start of a new lineage: the slot's consistent point becomes the replica
+   * version, and one transaction creates every published table (all columns to be backfilled) and
+   * its indexes. It is not in the WAL, so like a backfill transaction it gets the minor watermark
+   * {@code replicaVersion.01}. A new lineage's begin says which lineage it replaces and why; its
+   * slot is new, so its consistent point is above every watermark the old lineage wrote, and the
+   * transaction begins above the log's last commit.
    *
-   * <p>"First start" means no offsets are stored. That is only safe to act on when nothing this
-   * slot produced can be in the change log under another lineage: see {@link #adoptExistingSlot}.
+   * <p>Which slot, and whether a first start is safe at all, {@link LineageCheck} decided.
    */
-  private SourcePosition firstStart(PostgresCatalog catalog, SchemaTracker tracker, Optional<LogTail> tail,
+  private SourcePosition firstStart(PostgresCatalog catalog, SchemaTracker tracker, LineageCheck.Decision lineage,
       List<Emitted> pending) throws SQLException {
     PublishedSchema schema = tracker.current();
-    PostgresCatalog.SlotState slot = catalog.slot(config.slot);
     Lsn consistentPoint;
-    if (slot == null) {
-      if (tail.isPresent()) {
-        throw new ConnectException("no offsets are stored for this connector and replication slot " + config.slot
-            + " does not exist, but topic " + config.topic + " already holds a change log (replica version "
-            + tail.get().replicaVersion() + ", last watermark " + tail.get().entry().watermark() + "). Starting now "
-            + "would append a second lineage to it. Either give the connector an empty topic (and rebuild the "
-            + "replicas from it), or restore the connector's offsets and slot.");
+    NewLineage mark = null;
+    if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
+      consistentPoint = f.adoptFrom();
+      LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
+          + "ends in its lineage", config.slot, consistentPoint, config.topic);
+    } else {
+      boolean drop = lineage instanceof LineageCheck.Decision.FirstStart f ? f.dropFirst()
+          : ((LineageCheck.Decision.NewLineage) lineage).dropSlot();
+      if (drop && catalog.slot(config.slot) != null) {
+        catalog.dropSlot(config.slot);
+        LOG.info("Dropped replication slot {}", config.slot);
       }
       consistentPoint = catalog.createSlot(config.slot);
       LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
-    } else {
-      consistentPoint = adoptExistingSlot(slot, tail);
+      if (lineage instanceof LineageCheck.Decision.NewLineage n) {
+        mark = new NewLineage(n.previous().toString(), n.reason());
+        LOG.warn("Starting a new lineage (replica version {}, replacing {}) in change log {}, as resync.auto allows: "
+            + "{}. Every published table is copied again; the sinks build their new replicas beside the old ones.",
+            Watermark.fromLsn(consistentPoint), n.previous(), config.topic, n.reason());
+      }
     }
     Watermark replicaVersion = Watermark.fromLsn(consistentPoint);
     Watermark tx = replicaVersion.nextMinor();
     SourcePosition position = new SourcePosition(replicaVersion, tx, null);
     List<ChangeLogEntry> entries = new ArrayList<>();
-    entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, false)));
+    entries.add(new ChangeLogEntry(tx, 0, new Begin(null, null, false, mark)));
     for (PublishedSchema.Table t : schema.tables()) {
       Map<String, BackfillId> backfill = new LinkedHashMap<>();
       t.columns().forEach(col -> backfill.put(col.name(), new BackfillId(col.pos())));
@@ -276,65 +293,4 @@ final class SourceStartup {
     return position;
   }
 
-  /**
-   * An existing slot with no stored offsets. Until the source stores its first offsets it never
-   * confirms anything to the slot, so the slot's confirmed position is still its consistent point,
-   * the replica version of everything this slot has produced. Two cases are safe:
-   * <ul>
-   *   <li>the change log is empty: nothing was written, so no replica depends on any lineage;
-   *   <li>the log's last record carries the replica version equal to the slot's confirmed
-   *       position: the source crashed after writing and before its first offsets were stored
-   *       (at-least-once). Starting again in the same lineage re-sends the first-start
-   *       transaction and the transactions after it with the same watermarks, which consumers
-   *       skip as already applied.
-   * </ul>
-   * Anything else means the offsets were lost (offsets topic reset, connector renamed) while the
-   * log holds a lineage of its own: starting a new one would force every replica to resync, so
-   * the source stops and says what to do.
-   */
-  private Lsn adoptExistingSlot(PostgresCatalog.SlotState slot, Optional<LogTail> tail) {
-    Lsn confirmed = slot.confirmedFlush();
-    if (tail.isEmpty()) {
-      LOG.info("Using existing replication slot {} from {} for a new change log (topic {} is empty)", config.slot,
-          confirmed, config.topic);
-      return confirmed;
-    }
-    Watermark logVersion = tail.get().replicaVersion();
-    if (confirmed != null && logVersion != null && logVersion.equals(Watermark.fromLsn(confirmed))) {
-      LOG.warn("No offsets stored, but change log {} was written from replication slot {} (replica version {}) "
-          + "and the slot confirmed nothing since: the source stopped before its first offsets were stored; "
-          + "continuing the same change log", config.topic, config.slot, logVersion);
-      return confirmed;
-    }
-    throw new ConnectException("no offsets are stored for this connector, but replication slot " + config.slot
-        + " exists (confirmed up to " + confirmed + ") and topic " + config.topic + " holds a change log of replica "
-        + "version " + logVersion + " (last watermark " + tail.get().entry().watermark() + "). The connector's "
-        + "offsets were lost (offsets topic deleted or reset, connector renamed, or its source partition changed), "
-        + "so it cannot tell where the log ends upstream. Starting a new change log would silently begin a new "
-        + "lineage and every replica would have to resync. To continue the existing log: restore the offsets "
-        + "(stop the connector, then PATCH /connectors/<name>/offsets). To start over: drop the slot "
-        + "(SELECT pg_drop_replication_slot('" + config.slot + "')), delete or rename topic " + config.topic
-        + ", and rebuild the replicas.");
-  }
-
-  /** Restart: the slot must still exist and must not be ahead of what we stored (a recreated slot is). */
-  private SourcePosition resume(PostgresCatalog catalog, SourcePosition stored) throws SQLException {
-    PostgresCatalog.SlotState slot = catalog.slot(config.slot);
-    if (slot == null) {
-      throw new ConnectException("replication slot " + config.slot + " is missing, but this connector streamed from "
-          + "it (replica version " + stored.replicaVersion() + ", last commit " + stored.lastCommit() + "). Changes "
-          + "since then are lost to this change log. Resync: delete the connector's offsets (or rename the "
-          + "connector) and its topic, and rebuild the replicas.");
-    }
-    Lsn stamped = positions.resumeLsn(stored.upstream());
-    if (stamped != null && slot.confirmedFlush() != null
-        && Long.compareUnsigned(slot.confirmedFlush().value(), stamped.value()) > 0) {
-      throw new ConnectException("replication slot " + config.slot + " has confirmed " + slot.confirmedFlush()
-          + ", beyond the last position this connector stored (" + stamped
-          + "): the slot was dropped and recreated, so changes in between are lost to this change log (replica "
-          + "version " + stored.replicaVersion() + "). Resync: delete the connector's offsets and topic, and "
-          + "rebuild the replicas.");
-    }
-    return stored;
-  }
 }

@@ -40,6 +40,14 @@ interface SourceWiring {
   long slotLagBytes(SourceConfig config);
 
   /**
+   * The slot's state, for the metric: its {@code wal_status} (reserved, extended, unreserved),
+   * "lost (reason)" once Postgres invalidated it, "missing", or "unknown" when it cannot be read.
+   */
+  default String slotStatus(SourceConfig config) {
+    return "unknown";
+  }
+
+  /**
    * Releases what the wiring keeps for the task's life (the TLS files of
    * {@link io.pg2lite.source.postgres.PostgresConnections}); called once the task's streams are closed.
    */

@@ -29,6 +29,7 @@ import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.kafka.SchemaHistory;
+import io.pg2lite.source.lineage.LineageLost;
 import io.pg2lite.source.replication.ReplicationEvent;
 import io.pg2lite.source.replication.ReplicationEvent.RowOp;
 import io.pg2lite.source.replication.ReplicationStream;
@@ -89,10 +90,19 @@ class Pg2liteSourceTaskTest {
     boolean started;
     boolean closed;
     int acknowledgements;
+    /** Thrown by the next poll, once. */
+    RuntimeException failure;
 
-    @Override public void start() { started = true; }
+    @Override public void start() { started = true; closed = false; }
     @Override public int batchSize() { return batchSize; }
-    @Override public List<ReplicationEvent> poll() { return batches.isEmpty() ? List.of() : batches.poll(); }
+    @Override public List<ReplicationEvent> poll() {
+      RuntimeException f = failure;
+      failure = null;
+      if (f != null) {
+        throw f;
+      }
+      return batches.isEmpty() ? List.of() : batches.poll();
+    }
     @Override public void acknowledgeStoredPositions() { acknowledgements++; }
     @Override public void close() { closed = true; }
   }
@@ -118,7 +128,7 @@ class Pg2liteSourceTaskTest {
           List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), pk("t_pkey", "id"))), new ProtocolSpecs(true));
       return new SourceStartup.State(start, schema, List.of(), V.nextMinor(), null, 5, recordLimit,
           new SchemaHistory("t.schemas", "db/slot", Map.of("database", "db"), recordLimit.valueLimit()),
-          SourceStartup.CatalogResources.NONE);
+          SourceStartup.CatalogResources.NONE, null);
     }
 
     @Override
@@ -181,8 +191,10 @@ class Pg2liteSourceTaskTest {
     }
   };
 
+  /** Exactly-once commits requested without a record (after the next batch). */
+  private int batchCommits;
   private final TransactionContext transactions = new TransactionContext() {
-    @Override public void commitTransaction() { throw new AssertionError("the task commits at a record"); }
+    @Override public void commitTransaction() { batchCommits++; }
     @Override public void commitTransaction(SourceRecord record) { kafkaCommits.add(record); }
     @Override public void abortTransaction() { throw new AssertionError("the task never aborts"); }
     @Override public void abortTransaction(SourceRecord record) { throw new AssertionError("the task never aborts"); }
@@ -479,5 +491,47 @@ class Pg2liteSourceTaskTest {
     assertTrue(wiringClosed);
     assertTrue(streamClosedBeforeWiring, "the wiring is released after the streams that use its files");
     task = null;
+  }
+
+  private static LineageLost slotLost() {
+    return new LineageLost("replication slot slot was invalidated by Postgres (wal_removed: ...)", "Resync.");
+  }
+
+  @Test
+  void aLineageLostWhileStreamingFailsTheTaskWithoutResyncAuto() throws Exception {
+    start();
+    poll(begin(7), insert(7, 1), end(7, "0/2000"));
+    stream.failure = new org.apache.kafka.connect.errors.ConnectException("reading failed", slotLost());
+    RuntimeException thrown = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class, () -> task.poll());
+    assertTrue(LineageLost.in(thrown) != null, "the task fails with the cause: " + thrown);
+    assertEquals(1, prepared, "no second start-up");
+  }
+
+  /**
+   * With resync.auto the task stops streaming, waits until Kafka holds every record it handed out
+   * (exactly-once: commits the open Kafka transaction, a cut upstream transaction's prefix
+   * included), then runs the start-up again, which starts the new lineage.
+   */
+  @Test
+  void withResyncAutoALineageLostWhileStreamingStartsAgainOnceKafkaHoldsEverything() throws Exception {
+    exactlyOnce = true;
+    start(Map.of(SourceConfig.RESYNC_AUTO_CONFIG, "true"));
+    List<SourceRecord> handedOut = new ArrayList<>(poll()); // the start-up's records (none here)
+    handedOut.addAll(poll(begin(7), insert(7, 1), end(7, "0/2000")));
+    handedOut.addAll(poll(begin(8), insert(8, 2))); // cut by the loss
+    stream.failure = slotLost();
+    assertNull(task.poll(), "nothing more is written in the ended lineage");
+    assertTrue(stream.closed, "the replication stream is closed at once");
+    assertNull(task.poll());
+    assertEquals(1, batchCommits, "the open Kafka transaction is committed, cut transaction and all");
+    for (int i = 0; i < 3; i++) {
+      assertNull(task.poll());
+    }
+    assertEquals(1, prepared, "the start-up waits for Kafka to hold every record handed out");
+    handedOut.forEach(r -> task.commitRecord(r, null));
+    assertNull(task.poll());
+    poll();
+    assertEquals(2, prepared, "then it runs again (and there begins the new lineage)");
+    assertTrue(stream.started && !stream.closed, "streaming again");
   }
 }

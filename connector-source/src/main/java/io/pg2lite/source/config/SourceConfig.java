@@ -68,6 +68,13 @@ public final class SourceConfig {
   public static final String PUBLICATION_TABLES_CONFIG = "publication.tables";
   private static final String PUBLICATION_TABLES_DOC = "If the publication does not exist, create it FOR these "
       + "tables (schema.table, comma separated). Empty: the publication must exist.";
+  public static final String RESYNC_AUTO_CONFIG = "resync.auto";
+  private static final String RESYNC_AUTO_DOC = "What the source does when its change log cannot go on: its slot "
+      + "invalidated by Postgres (max_slot_wal_keep_size, idle_replication_slot_timeout, ...) or dropped, the topic "
+      + "deleted or recreated, the connector's offsets lost. false (default): the task fails naming the cause, and a "
+      + "person resyncs. true: the source starts a new lineage by itself: a new slot, a new replica version, a "
+      + "first-start transaction that says which lineage it replaces and why, and a backfill of every published "
+      + "table. Sinks build the new replica beside the old one and swap it in once it is whole.";
   public static final String REPLICA_IDENTITY_CONFIG = "replica.identity.policy";
   private static final String REPLICA_IDENTITY_DOC = "What a published table without a primary key needs: "
       + "'unique-index' (default) accepts a unique index over NOT NULL columns and sets REPLICA IDENTITY USING it; "
@@ -193,6 +200,8 @@ public final class SourceConfig {
         .define(REPLICA_IDENTITY_CONFIG, Type.STRING, REPLICA_IDENTITY_DEFAULT,
             ConfigDef.ValidString.in("unique-index", "primary-key"), Importance.MEDIUM, REPLICA_IDENTITY_DOC,
             GROUP_REPLICATION, 4, Width.SHORT, "Replica identity policy")
+        .define(RESYNC_AUTO_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, RESYNC_AUTO_DOC, GROUP_REPLICATION, 8,
+            Width.SHORT, "Resync by itself")
         .define(HEARTBEAT_INTERVAL_CONFIG, Type.LONG, HEARTBEAT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, HEARTBEAT_INTERVAL_DOC, GROUP_REPLICATION, 5, Width.SHORT, "Heartbeat interval")
         .define(DDL_DETECTION_CONFIG, Type.STRING, DDL_DETECTION_DEFAULT,
@@ -251,6 +260,8 @@ public final class SourceConfig {
   public final String publication;
   public final List<String> publicationTables;
   public final boolean requirePrimaryKey;
+  /** {@code resync.auto}: start a new lineage by itself when the old one cannot go on. */
+  public final boolean resyncAuto;
   public final long heartbeatIntervalMs;
   /** Whether the slot is read through Debezium's decoder ({@code decoder}) rather than its whole task. */
   public final String topic;
@@ -298,6 +309,7 @@ public final class SourceConfig {
     publication = c.getString(PUBLICATION_CONFIG);
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
     requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
+    resyncAuto = c.getBoolean(RESYNC_AUTO_CONFIG);
     heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_CONFIG);
     retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
     retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);

@@ -20,20 +20,53 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   private static final Logger LOG = LoggerFactory.getLogger(SourceMetrics.class);
 
   private final ThrottledReading slotLag;
+  private final java.util.function.Supplier<String> slotStatus;
+  private volatile String slotStatusRead = "unknown";
+  private volatile long slotStatusReadAt;
+  private volatile long newLineages;
+  private volatile String lastNewLineage = "";
   private volatile java.util.function.Supplier<String> ddlDetection = () -> "";
   private volatile LongSupplier lastCatalogCheck = () -> -1;
   private volatile String lastCommit = "";
   private final BackfillProgress backfills = new BackfillProgress();
   private Instant currentCommitTime;
 
-  private SourceMetrics(LongSupplier slotLag) {
+  private SourceMetrics(LongSupplier slotLag, java.util.function.Supplier<String> slotStatus) {
     this.slotLag = new ThrottledReading(slotLag);
+    this.slotStatus = slotStatus;
   }
 
   /** Registers the MBean (replacing a stale one of a previous task instance). */
-  public static SourceMetrics register(String connector, String slot, LongSupplier slotLag) {
-    return register(new SourceMetrics(slotLag), "io.pg2lite:type=source,connector=" + ObjectName.quote(connector)
-        + ",slot=" + ObjectName.quote(slot), LOG);
+  public static SourceMetrics register(String connector, String slot, LongSupplier slotLag,
+      java.util.function.Supplier<String> slotStatus) {
+    return register(new SourceMetrics(slotLag, slotStatus), "io.pg2lite:type=source,connector="
+        + ObjectName.quote(connector) + ",slot=" + ObjectName.quote(slot), LOG);
+  }
+
+  /** This task started a new lineage ({@code resync.auto}), for {@code reason}. */
+  public void newLineage(String reason) {
+    newLineages++;
+    lastNewLineage = reason;
+  }
+
+  @Override
+  public String getSlotStatus() {
+    long now = System.nanoTime();
+    if (slotStatusReadAt == 0 || now - slotStatusReadAt > ThrottledReading.DEFAULT_INTERVAL_NANOS) {
+      slotStatusReadAt = now;
+      slotStatusRead = slotStatus.get();
+    }
+    return slotStatusRead;
+  }
+
+  @Override
+  public long getNewLineages() {
+    return newLineages;
+  }
+
+  @Override
+  public String getLastNewLineage() {
+    return lastNewLineage;
   }
 
   public void recordEmitted(Emitted e) {

@@ -14,6 +14,20 @@ public interface SourceMetricsMBean extends FlowMBean {
   long getSlotLagBytes();
 
   /**
+   * The slot as Postgres reports it ({@code pg_replication_slots.wal_status}): reserved or
+   * extended (healthy), unreserved (about to lose WAL it needs: the source is behind by more than
+   * {@code max_slot_wal_keep_size}), "lost (reason)" once Postgres invalidated it, "missing", or
+   * "unknown" when it cannot be read. Read at most once every 5 s.
+   */
+  String getSlotStatus();
+
+  /** How many new lineages this task started ({@code resync.auto}). */
+  long getNewLineages();
+
+  /** Why the last new lineage began, "" when none did. */
+  String getLastNewLineage();
+
+  /**
    * The copies under way as the source writes them, one per table, "; "-separated: rows copied of
    * the rows in the copy's snapshot, the rate and the time left at that rate, e.g. {@code
    * public.big 300,000/1,000,000 rows (30%), 98,000 rows/s, ETA 8 s}; empty when none runs.

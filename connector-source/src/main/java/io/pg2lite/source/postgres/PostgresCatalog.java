@@ -23,11 +23,32 @@ public final class PostgresCatalog {
     this.c = c;
   }
 
-  /** The state of a replication slot, or null when it does not exist. */
-  public record SlotState(String plugin, String database, Lsn confirmedFlush, boolean active) {}
+  /**
+   * The state of a replication slot.
+   *
+   * @param walStatus {@code pg_replication_slots.wal_status}: reserved, extended, unreserved or
+   *     lost (Postgres 13+), null when unknown
+   * @param invalidationReason why Postgres invalidated the slot: {@code invalidation_reason} on
+   *     Postgres 17+ (wal_removed, rows_removed, wal_level_insufficient, idle_timeout), "conflicting"
+   *     on 16 for a slot invalidated by a conflict with recovery; null for a valid slot (and on 15,
+   *     where only {@code wal_status = lost} tells)
+   * @param maxSlotWalKeepSize the server's {@code max_slot_wal_keep_size}, as it prints it
+   */
+  public record SlotState(String plugin, String database, Lsn confirmedFlush, boolean active, String walStatus,
+      String invalidationReason, String maxSlotWalKeepSize) {
+    /** Postgres can no longer decode from this slot: it only can be dropped. */
+    public boolean invalidated() {
+      return "lost".equals(walStatus) || invalidationReason != null;
+    }
+  }
 
+  /** The state of {@code slot}, or null when it does not exist. */
   public SlotState slot(String slot) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, confirmed_flush_lsn::text, active "
+    int version = c.getMetaData().getDatabaseMajorVersion();
+    String reason = version >= 17 ? "invalidation_reason"
+        : version >= 16 ? "CASE WHEN conflicting THEN 'conflicting' END" : "NULL::text";
+    try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, confirmed_flush_lsn::text, active, "
+        + "wal_status, " + reason + ", current_setting('max_slot_wal_keep_size') "
         + "FROM pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
@@ -35,8 +56,17 @@ public final class PostgresCatalog {
           return null;
         }
         String flush = rs.getString(3);
-        return new SlotState(rs.getString(1), rs.getString(2), flush == null ? null : Lsn.parse(flush), rs.getBoolean(4));
+        return new SlotState(rs.getString(1), rs.getString(2), flush == null ? null : Lsn.parse(flush),
+            rs.getBoolean(4), rs.getString(5), rs.getString(6), rs.getString(7));
       }
+    }
+  }
+
+  /** Drops {@code slot}; its walsender must be gone (a slot in use fails with SQLSTATE 55006, transient). */
+  public void dropSlot(String slot) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
+      ps.setString(1, slot);
+      ps.execute();
     }
   }
 

@@ -49,6 +49,7 @@ public final class PostgresProbe {
         out.addAll(keyProblems(config, catalog.publishedSchemaQueried(config.publication)));
       }
       out.addAll(ddlDetectionProblems(conn, catalog));
+      out.addAll(slotProblems(catalog));
     } catch (ConfigProblemException e) {
       out.add(e.problem()); // a TLS setting (PostgresTls, TlsFailures)
     } catch (SQLException e) {
@@ -84,6 +85,26 @@ public final class PostgresProbe {
           + "EXECUTE ON FUNCTION pg_logical_emit_message TO " + config.user + ")"));
     }
     return List.of();
+  }
+
+  /**
+   * A slot Postgres invalidated cannot be read again: without {@code resync.auto} the task would
+   * fail at start, so validation says so first; with it, the start-up begins a new lineage.
+   */
+  private List<ConfigProblem> slotProblems(PostgresCatalog catalog) throws SQLException {
+    PostgresCatalog.SlotState slot = catalog.slot(config.slot);
+    if (slot == null || !slot.invalidated()) {
+      return List.of();
+    }
+    String cause = io.pg2lite.source.lineage.SlotLoss.invalidated(config.slot, slot);
+    if (config.resyncAuto) {
+      LOG.warn("{}: with {}=true the source starts a new lineage when it starts", cause,
+          SourceConfig.RESYNC_AUTO_CONFIG);
+      return List.of();
+    }
+    return List.of(new ConfigProblem(SourceConfig.SLOT_CONFIG, cause + "; the change log cannot go on from it. Set "
+        + SourceConfig.RESYNC_AUTO_CONFIG + "=true for the source to start a new lineage, or resync by hand "
+        + "(operations.md, \"Resync\")"));
   }
 
   /** The published tables without a usable row key, as one problem on the publication. */
