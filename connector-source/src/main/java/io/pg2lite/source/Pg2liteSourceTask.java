@@ -276,7 +276,7 @@ public class Pg2liteSourceTask extends SourceTask {
       throw e;
     }
     LOG.warn("The change log's lineage ended while streaming: {}. resync.auto is on: a new lineage starts once Kafka "
-        + "holds the {} records already handed out", lost.reason(), handedOut - written.get());
+        + "holds every record handed out ({} still in flight)", lost.reason(), handedOut - written.get());
     closeStreams();
     lineageEnded = lost;
     endedTransactionCommitted = transactions == null || !uncommitted && !assembler.inTransaction();
