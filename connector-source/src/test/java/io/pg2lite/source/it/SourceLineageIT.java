@@ -103,6 +103,107 @@ class SourceLineageIT {
     }
   }
 
+  /** Lost offsets with resync.auto: a new lineage in the same topic instead of a failed task. */
+  @Test
+  void withResyncAutoLostOffsetsStartANewLineageInTheSameTopic(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_auto")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY)", "CREATE PUBLICATION lineage_auto_pub FOR TABLE t",
+          "INSERT INTO t SELECT generate_series(1, 20)");
+      f.start();
+      f.db.execute("INSERT INTO t VALUES (21)");
+      f.awaitEntries(6, WAIT);
+      f.awaitPositionStored(WAIT);
+      String previous = f.allEntries().get(0).watermark().majorOnly().toString();
+      // Until the slot confirms past its consistent point the same lineage safely goes on (adopted).
+      Await.until("offsets stored (slot confirmed past its consistent point)", WAIT,
+          () -> slotConfirmedMoved(f, "lineage_auto_slot"));
+      f.stopConnector();
+      Await.until("slot released", WAIT, () -> query(f, "SELECT active::text FROM pg_replication_slots "
+          + "WHERE slot_name = 'lineage_auto_slot'").stream().noneMatch("true"::equals));
+      Map<String, String> renamed = f.config();
+      renamed.put("name", "lineage_auto_renamed");
+      renamed.put("resync.auto", "true");
+      f.stack.connect().rest().putConnector("lineage_auto_renamed", renamed);
+      try {
+        f.stack.connect().rest().awaitRunning("lineage_auto_renamed", WAIT);
+        Await.until("a new lineage whose backfill copied all 21 rows", WAIT,
+            () -> copiedAfterNewLineage(f.readAll(Duration.ofMillis(500))) >= 21);
+        io.pg2lite.protocol.message.Begin b = (io.pg2lite.protocol.message.Begin) newLineage(f.allEntries()).message();
+        assertEquals(previous, b.lineage().previous());
+        assertTrue(b.lineage().reason().contains("offsets were lost"), b.lineage().reason());
+      } finally {
+        f.stack.connect().rest().delete("lineage_auto_renamed");
+      }
+    }
+  }
+
+  /**
+   * A topic deleted under a stopped source (its offsets kept): with resync.auto the source finds
+   * the log gone and starts a new lineage at the start of the new topic, its first record.
+   */
+  @Test
+  void withResyncAutoADeletedTopicGetsANewLineageFromItsFirstRecord(TestStack stack) throws Exception {
+    try (SourceFixture f = new SourceFixture(stack, "lineage_topic")) {
+      f.db.execute("CREATE TABLE t (id bigint PRIMARY KEY)", "CREATE PUBLICATION lineage_topic_pub FOR TABLE t",
+          "INSERT INTO t SELECT generate_series(1, 20)");
+      Map<String, String> config = f.config();
+      config.put("resync.auto", "true");
+      f.start(config);
+      f.db.execute("INSERT INTO t VALUES (21)");
+      f.awaitEntries(6, WAIT);
+      f.awaitPositionStored(WAIT);
+      String previous = f.allEntries().get(0).watermark().majorOnly().toString();
+      stack.connect().rest().stop(f.name); // stopped, its offsets kept
+      stack.connect().rest().awaitStopped(f.name, WAIT);
+      stack.kafka().admin().deleteTopics(List.of(f.topic)).all().get();
+      Await.until("topic deleted", WAIT, () -> {
+        try {
+          return !stack.kafka().admin().listTopics().names().get().contains(f.topic);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      stack.connect().rest().resume(f.name);
+      Await.until("the source created the topic again", WAIT, () -> {
+        try {
+          return stack.kafka().admin().listTopics().names().get().contains(f.topic);
+        } catch (Exception e) {
+          throw new IllegalStateException(e);
+        }
+      });
+      try (TopicReader fresh = new TopicReader(stack.kafka().bootstrapServers(), f.topic)) {
+        List<ChangeLogEntry> log = new java.util.ArrayList<>();
+        io.pg2lite.protocol.codec.ChangeLogCodec codec = new io.pg2lite.protocol.codec.ChangeLogCodec();
+        Await.until("the new topic's log holds the new lineage and its copy of all 21 rows", WAIT, () -> {
+          fresh.read(1000, Duration.ofMillis(500)).forEach(r -> log.add(codec.decode(r.value())));
+          return copiedAfterNewLineage(log) >= 21;
+        });
+        ChangeLogEntry first = log.get(0);
+        assertTrue(first.message() instanceof io.pg2lite.protocol.message.Begin b && b.lineage() != null
+            && b.lineage().previous().equals(previous) && b.lineage().reason().contains("deleted"),
+            "the new topic begins with the new lineage: " + first);
+        io.pg2lite.protocol.message.ChangeLogRules rules = new io.pg2lite.protocol.message.ChangeLogRules();
+        log.forEach(rules::accept);
+      }
+    }
+  }
+
+  private static ChangeLogEntry newLineage(List<ChangeLogEntry> log) {
+    return log.stream().filter(e -> e.message() instanceof io.pg2lite.protocol.message.Begin b && b.lineage() != null)
+        .findFirst().orElse(null);
+  }
+
+  /** Rows copied by backfill transactions after the new lineage's begin. */
+  private static long copiedAfterNewLineage(List<ChangeLogEntry> log) {
+    ChangeLogEntry begin = newLineage(log);
+    if (begin == null) {
+      return 0;
+    }
+    return log.subList(log.indexOf(begin), log.size()).stream()
+        .filter(e -> e.message() instanceof io.pg2lite.protocol.message.DataChange.Backfill)
+        .mapToLong(e -> ((io.pg2lite.protocol.message.DataChange.Backfill) e.message()).rowValues().size()).sum();
+  }
+
   private static List<String> query(SourceFixture f, String sql) {
     try {
       return f.db.queryColumn(sql);
@@ -112,10 +213,14 @@ class SourceLineageIT {
   }
 
   private static boolean slotConfirmedMoved(SourceFixture f) {
+    return slotConfirmedMoved(f, "lineage_lost_slot");
+  }
+
+  private static boolean slotConfirmedMoved(SourceFixture f, String slot) {
     // The consistent point is the replica version; once the source acknowledged a commit the slot moved past it.
     String rv = f.readAll(Duration.ofMillis(100)).get(0).watermark().majorOnly().toString();
     String confirmed = query(f, "SELECT confirmed_flush_lsn::text FROM pg_replication_slots WHERE "
-        + "slot_name = 'lineage_lost_slot'").get(0);
+        + "slot_name = '" + slot + "'").get(0);
     return !io.pg2lite.protocol.watermark.Watermark.fromLsn(confirmed).toString().equals(rv);
   }
 
