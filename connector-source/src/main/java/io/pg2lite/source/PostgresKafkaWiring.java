@@ -57,7 +57,7 @@ final class PostgresKafkaWiring implements SourceWiring {
     ReplicationSession.Opener sessions = DecoderSession.opener(config, postgres(config));
     SlotGuard guard = new SlotGuard(config.slot, postgres(config)::connect);
     ReplicationSession.Opener checked = resumeAfter -> {
-      guard.check(); // a lost slot is named at once, never retried (SlotGuard)
+      guard.check(resumeAfter); // a lost slot is named at once, never retried (SlotGuard)
       return sessions.open(resumeAfter);
     };
     return new HealingReplicationStream(config.slot, checked,

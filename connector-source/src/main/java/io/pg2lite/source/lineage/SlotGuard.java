@@ -29,10 +29,13 @@ public final class SlotGuard {
   }
 
   /**
-   * @throws LineageLost when the slot does not exist or Postgres invalidated it
+   * @param resumeAfter the commit LSN the session will resume after (null: the slot's own
+   *     position); a slot that confirmed beyond it was dropped and created again meanwhile, and
+   *     would silently skip what lies between
+   * @throws LineageLost when the slot does not exist, Postgres invalidated it, or it was recreated
    * @throws SQLException when the slot cannot be looked at (transient: the caller heals it)
    */
-  public void check() throws SQLException {
+  public void check(Long resumeAfter) throws SQLException {
     SlotState state;
     try (Connection c = postgres.connect()) {
       state = new PostgresCatalog(c).slot(slot);
@@ -42,6 +45,12 @@ public final class SlotGuard {
     }
     if (state.invalidated()) {
       throw stopped(SlotLoss.invalidated(slot, state));
+    }
+    if (resumeAfter != null && state.confirmedFlush() != null
+        && Long.compareUnsigned(state.confirmedFlush().value(), resumeAfter) > 0) {
+      throw stopped("replication slot " + slot + " has confirmed " + state.confirmedFlush() + ", beyond the position "
+          + "the source resumes from (" + new io.pg2lite.protocol.watermark.Lsn(resumeAfter) + "): the slot was "
+          + "dropped and recreated");
     }
   }
 
