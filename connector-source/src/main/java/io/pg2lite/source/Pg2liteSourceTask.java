@@ -148,7 +148,7 @@ public class Pg2liteSourceTask extends SourceTask {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
       state = streams.prepare(config, stored);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
-      upstream = streams.replication(config, () -> partition.stored(context.offsetStorageReader()),
+      upstream = streams.replication(config, () -> storedOfLineage(assembled.position()),
           () -> assembled.position().toOffset());
       mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
       upstream.start();
@@ -198,6 +198,17 @@ public class Pg2liteSourceTask extends SourceTask {
       startUpHealing.failed(e, "trying again"); // throws a permanent fault, or one that lasts too long
       return false;
     }
+  }
+
+  /**
+   * The offsets Connect stored, if they are of {@code current}'s lineage: right after a new
+   * lineage began they are still the old one's, whose positions mean nothing to the new slot (the
+   * stream would resume from them, and confirm them, as if the slot had been recreated).
+   */
+  private Map<String, ?> storedOfLineage(SourcePosition current) {
+    Map<String, ?> stored = partition.stored(context.offsetStorageReader());
+    SourcePosition p = SourcePosition.fromOffset(stored);
+    return p != null && p.replicaVersion().equals(current.replicaVersion()) ? stored : null;
   }
 
   @Override
