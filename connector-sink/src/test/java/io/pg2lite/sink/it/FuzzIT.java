@@ -246,6 +246,9 @@ class FuzzIT {
       sourceConfig.put("heartbeat.interval.ms", "1000");
       sourceConfig.put("ddl.detection", detection);
       sourceConfig.put("schema.check.interval.ms", "500");
+      if (FEATURES.contains(FuzzFeature.SLOT_LOSS)) {
+        sourceConfig.put("resync.auto", "true");
+      }
       if (SPLIT_RECORDS != null) {
         sourceConfig.put("exactly.once.split.records", SPLIT_RECORDS);
       }
@@ -335,11 +338,34 @@ class FuzzIT {
           }
           worker = stack.newConnectWorker().groupId(group).start();
         }
+        case SLOT_LOST -> dropSlotUnderTheSource();
       }
       worker.rest().awaitRunning(source, WAIT);
       if (sinkStarted) {
         worker.rest().awaitRunning(sink, WAIT);
       }
+    }
+
+    /**
+     * Terminates the source's walsender and drops its slot before the source reconnects (it may
+     * take the slot back between the two: then again). The source finds the slot missing and,
+     * with resync.auto, starts a new lineage while the workload goes on.
+     */
+    private void dropSlotUnderTheSource() {
+      String slot = db.name() + "_slot";
+      Await.until("slot " + slot + " dropped", WAIT, () -> {
+        try (Connection c = db.connect(); Statement s = c.createStatement()) {
+          s.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + slot
+              + "' AND active_pid IS NOT NULL");
+          s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+          return true;
+        } catch (SQLException e) {
+          if ("55006".equals(e.getSQLState())) {
+            return false; // the walsender is still going (or the source reconnected): again
+          }
+          throw new IllegalStateException(e);
+        }
+      });
     }
 
     private void startSink(Map<String, String> config) {
@@ -348,10 +374,12 @@ class FuzzIT {
       sinkStarted = true;
     }
 
+    /** Everything of the replica: its file (or link), -wal, -shm, and the files of its lineages beside it. */
     private void deleteReplica() {
-      try {
-        for (String suffix : List.of("-wal", "-shm", "")) {
-          Files.deleteIfExists(replica.resolveSibling(replica.getFileName() + suffix));
+      String name = replica.getFileName().toString();
+      try (Stream<Path> files = Files.list(replica.getParent())) {
+        for (Path p : files.filter(p -> p.getFileName().toString().startsWith(name)).toList()) {
+          Files.deleteIfExists(p);
         }
       } catch (java.io.IOException e) {
         throw new java.io.UncheckedIOException("cannot remove the replica for a restore", e);

@@ -31,10 +31,19 @@ final class Pipeline implements AutoCloseable {
   final ConnectWorker worker;
   private final List<String> connectors = new ArrayList<>();
 
+  /** The server the source reads: the stack's, or one of the test's own. */
+  private final io.pg2lite.testkit.postgres.PostgresServer postgres;
+
   Pipeline(TestStack stack, String name) throws Exception {
+    this(stack, name, stack.postgres());
+  }
+
+  /** On a Postgres server of the test's own (one whose settings the test changes). */
+  Pipeline(TestStack stack, String name, io.pg2lite.testkit.postgres.PostgresServer postgres) throws Exception {
     this.stack = stack;
     this.name = name;
-    this.db = stack.postgres().newDatabase(name);
+    this.postgres = postgres;
+    this.db = postgres.newDatabase(name);
     this.topic = stack.kafka().uniqueTopicName(name);
     this.files = new SqliteFiles();
     this.worker = stack.connect();
@@ -45,7 +54,8 @@ final class Pipeline implements AutoCloseable {
   }
 
   void startSource(Map<String, String> extra) {
-    Map<String, String> c = ConnectorConfigs.source(stack, name + "-source", db.name(), name, topic);
+    Map<String, String> c = ConnectorConfigs.source(postgres, stack.kafka().bootstrapServers(), name + "-source",
+        db.name(), name, topic);
     c.put("heartbeat.interval.ms", "1000");
     c.putAll(extra);
     worker.rest().putConnector(name + "-source", c);

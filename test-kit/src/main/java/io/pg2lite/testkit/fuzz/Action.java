@@ -22,6 +22,11 @@ public sealed interface Action {
     /** the sink connector and its task, over the REST API */
     SINK,
     /** the whole Connect worker running both: stopped, then a new worker joins the same group */
-    WORKER
+    WORKER,
+    /** not a restart but a loss: the source's slot dropped under it (its walsender terminated first) */
+    SLOT_LOST;
+
+    /** The restarts proper, which the generator draws from (never {@link #SLOT_LOST}). */
+    public static final java.util.List<RestartKind> RESTARTS = java.util.List.of(SOURCE, SINK, WORKER);
   }
 }

@@ -92,7 +92,14 @@ public enum FuzzFeature {
    * replica file: the sink restores its newest snapshot and catches up (or replays the log when
    * there is none yet). The generator never reads this one, so seeds keep their workloads.
    */
-  SNAPSHOT_RESTORES;
+  SNAPSHOT_RESTORES,
+  /**
+   * the source's slot lost once mid-workload: its walsender terminated and the slot dropped, as a
+   * person or a provider's limit (max_slot_wal_keep_size) does. The source runs with
+   * {@code resync.auto}: it starts a new lineage, the sink builds the new replica beside the old
+   * one and swaps it in (issue 35).
+   */
+  SLOT_LOSS;
 
   /** Every feature: what {@code mvn verify} runs. */
   public static Set<FuzzFeature> all() {

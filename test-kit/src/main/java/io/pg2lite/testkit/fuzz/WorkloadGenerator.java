@@ -82,7 +82,7 @@ public final class WorkloadGenerator extends GeneratorPart {
   enum Step {
     DML, CONCURRENT, TRUNCATE, CREATE_TABLE, DROP_TABLE, RENAME_TABLE, ADD_COLUMN, ADD_COLUMN_VOLATILE,
     ADD_COLUMN_ARRAY_DEFAULT, RENAME_COLUMN, DROP_COLUMN, RETYPE, CREATE_INDEX, DROP_INDEX, PRIMARY_KEY,
-    PUBLICATION_ADD, PUBLICATION_DROP, RESTART, RESTART_IN_TRANSACTION
+    PUBLICATION_ADD, PUBLICATION_DROP, RESTART, RESTART_IN_TRANSACTION, SLOT_LOSS
   }
 
   private List<Action> main(int transactions) {
@@ -106,6 +106,7 @@ public final class WorkloadGenerator extends GeneratorPart {
     addIf(plan, FuzzFeature.PUBLICATION_CHANGES, Step.PUBLICATION_DROP, 1);
     addIf(plan, FuzzFeature.RESTARTS, Step.RESTART, 2);
     addIf(plan, FuzzFeature.RESTARTS, Step.RESTART_IN_TRANSACTION, 1);
+    addIf(plan, FuzzFeature.SLOT_LOSS, Step.SLOT_LOSS, 1);
     while (plan.size() < transactions) {
       plan.add(Step.DML);
     }
@@ -137,8 +138,9 @@ public final class WorkloadGenerator extends GeneratorPart {
       case DML -> dmlTransaction();
       case CONCURRENT -> concurrent();
       case TRUNCATE -> truncate();
-      case RESTART -> draws.out.add(new Action.Restart(pick(List.of(Action.RestartKind.values()))));
+      case RESTART -> draws.out.add(new Action.Restart(pick(Action.RestartKind.RESTARTS)));
       case RESTART_IN_TRANSACTION -> restartInTransaction();
+      case SLOT_LOSS -> draws.out.add(new Action.Restart(Action.RestartKind.SLOT_LOST));
       default -> ddlTransaction(step);
     }
   }
@@ -196,7 +198,7 @@ public final class WorkloadGenerator extends GeneratorPart {
     SchemaModel work = model.copy();
     sql("BEGIN");
     dmlStatement(work);
-    draws.out.add(new Action.Restart(pick(List.of(Action.RestartKind.values()))));
+    draws.out.add(new Action.Restart(pick(Action.RestartKind.RESTARTS)));
     dmlStatement(work);
     sql("COMMIT");
     model = work;
