@@ -17,6 +17,7 @@ import io.pg2lite.sink.metrics.SinkMetrics;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.file.ReplicaState;
+import io.pg2lite.sink.replica.space.ReplicaSpace;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -43,9 +44,11 @@ import org.slf4j.LoggerFactory;
  * and throws {@link RetriableException} after {@code context.timeout} of a bounded backoff; the
  * task stays RUNNING. Connect then calls {@link #put} again with the same batch, which is passed
  * over: that batch may begin inside an upstream transaction whose begin was rolled back, and the
- * rewind delivers everything after the replica's offset again anyway. A permanent fault (bad
- * input, a full disk, a gap), or a transient one outlasting {@code retry.timeout.ms}, stops the
- * task; nothing committed is lost either way. A rebalance ({@link #close}) rolls back too.
+ * rewind delivers everything after the replica's offset again anyway. A full replica (its disk,
+ * or {@code replica.max.size.bytes}) takes the same path, for as long as it lasts
+ * ({@link FullReplicaRetries}). A permanent fault (bad input, a gap), or a transient one
+ * outlasting {@code retry.timeout.ms}, stops the task; nothing committed is lost either way. A
+ * rebalance ({@link #close}) rolls back too.
  */
 public class Pg2liteSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
@@ -59,6 +62,12 @@ public class Pg2liteSinkTask extends SinkTask {
   private SinkConfig config;
   /** Heals failed batches: the consumer is rewound and Connect retries after the backoff. */
   private Healing healing;
+  /** The same for a full replica, without a time limit. */
+  private FullReplicaRetries full;
+  /** Bytes of the records applied since the replica's last commit: what a full replica must make room for. */
+  private long uncommittedBytes;
+  /** The commit {@link #uncommittedBytes} counts from; null once a rollback starts the count again. */
+  private ReplicaState uncommittedSince;
   private String connector;
   /** The change log as {@code topics} names it; empty with {@code topics.regex}. */
   private java.util.Optional<TopicPartition> log;
@@ -90,7 +99,11 @@ public class Pg2liteSinkTask extends SinkTask {
         : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
     healing = Healing.forRetries("The replica " + config.replicaPath, config.retryBackoffMaxMs,
         config.retryTimeoutMs, SinkConfig.RETRY_TIMEOUT_CONFIG, LOG);
+    ReplicaSpace space = new ReplicaSpace(config.replicaPath, SinkConfig.MAX_SIZE_CONFIG, config.maxSizeBytes,
+        "WAL".equalsIgnoreCase(config.journalMode));
+    full = new FullReplicaRetries(space, config.retryBackoffMaxMs, LOG, System::currentTimeMillis);
     metrics = SinkMetrics.register(connector, this::logEnd);
+    metrics.replicaSpace(full::fullSince, space::usableBytes);
     log = ChangeLogTopics.of(props.get("topics"));
     openReplica();
   }
@@ -175,14 +188,29 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
-  /** The next record must follow {@code state}'s commit; a half-joined message is dropped (it comes again). */
+  /**
+   * The next record must follow {@code state}'s commit; a half-joined message is dropped (it comes
+   * again), and so is the count of uncommitted bytes.
+   */
   private void restartContinuity(ReplicaState state) {
     continuity.restart(state);
     parts.reset();
+    uncommittedSince = null;
+  }
+
+  /** Counts a record's bytes towards the transaction the replica has not committed yet. */
+  private void countUncommitted(byte[] value) {
+    ReplicaState committed = applier.committed();
+    if (committed != uncommittedSince) {
+      uncommittedSince = committed;
+      uncommittedBytes = 0;
+    }
+    uncommittedBytes += value == null ? 0 : value.length;
   }
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    full.settle();
     if (rewound) {
       rewound = false;
       rewind(); // again: this batch is dropped, the rewind delivers it (and what follows) anew
@@ -191,15 +219,18 @@ public class Pg2liteSinkTask extends SinkTask {
     long transactions = 0;
     long applied = 0;
     java.time.Instant lastCommitTime = null;
+    ReplicaState before = applier.committed();
     try {
       for (SinkRecord r : records) {
         Long seq = SinkRecords.seq(r);
         if (!continuity.admit(r.topic(), r.kafkaPartition(), r.kafkaOffset(), seq)) {
           continue;
         }
+        byte[] value = SinkRecords.value(r);
+        countUncommitted(value);
         ChangeLogEntry entry;
         try {
-          entry = parts.accept(codec.decode(SinkRecords.value(r)));
+          entry = parts.accept(codec.decode(value));
         } catch (ProtocolException e) {
           throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
         }
@@ -217,31 +248,39 @@ public class Pg2liteSinkTask extends SinkTask {
       }
       applier.flush();
     } catch (RuntimeException e) {
+      long pending = uncommittedBytes;
       applier.abort();
       restartContinuity(applier.committed());
-      throw transientOrPermanent(e);
+      throw transientOrPermanent(e, pending);
     }
     if (applied > 0) {
       healing.succeeded(); // an empty batch proves nothing about a fault that is still there
     }
     ReplicaState s = applier.committed();
+    if (s != before) {
+      full.committed();
+    }
     metrics.batchApplied(applied, transactions, s.watermark(), s.offset(), lastCommitTime);
   }
 
   /**
-   * After a failed batch (already rolled back): a transient fault rewinds and asks Connect to
-   * retry after a backoff; anything else, or faults lasting past the retry timeout, is returned
-   * to be thrown as is.
+   * After a failed batch (already rolled back), with {@code pendingBytes} of records applied
+   * since the replica's last commit: a full replica, or a transient fault, rewinds and asks
+   * Connect to retry after a backoff; anything else, or transient faults lasting past the retry
+   * timeout, is returned to be thrown as is.
    */
-  private RuntimeException transientOrPermanent(RuntimeException e) {
-    if (!Failures.isTransient(e)) {
-      return e;
-    }
+  private RuntimeException transientOrPermanent(RuntimeException e, long pendingBytes) {
     long wait;
-    try {
-      wait = healing.failed(e, "retrying from the replica's last commit");
-    } catch (Healing.GaveUpException gaveUp) {
-      return gaveUp;
+    if (full.isFull(e)) {
+      wait = full.failed(e, pendingBytes);
+    } else if (Failures.isTransient(e)) {
+      try {
+        wait = healing.failed(e, "retrying from the replica's last commit");
+      } catch (Healing.GaveUpException gaveUp) {
+        return gaveUp;
+      }
+    } else {
+      return e;
     }
     rewind();
     rewound = true;

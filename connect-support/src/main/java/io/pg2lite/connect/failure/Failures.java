@@ -19,7 +19,7 @@ import java.util.Set;
  *   <li>a socket that could not connect, was reset or timed out.
  * </ul>
  * Everything else is permanent: a bug (a NullPointerException is never retried), bad input, a
- * missing privilege, a full disk.
+ * missing privilege, a full disk (the sink waits for a full replica by a rule of its own, ADR 0031).
  *
  * <p>The whole cause chain is looked at, because drivers and frameworks wrap: a Postgres
  * connection loss may surface as a Debezium or Connect exception whose cause is a

@@ -8,7 +8,8 @@ import org.slf4j.Logger;
 /**
  * The healing lifecycle of one thing that runs and may fail (the replication stream, the source's
  * start-up, the sink's batches, the replica's start-up, a table copy): every caller of pg2lite
- * that retries does it through one of these, so the rules below hold everywhere alike.
+ * that retries does it through one of these, so the rules below hold everywhere alike. (One
+ * exception: the sink waits for a full replica without a limit, ADR 0031.)
  *
  * <ol>
  *   <li><b>Classify.</b> A fault is transient when {@link Failures#isTransient} (or the caller's

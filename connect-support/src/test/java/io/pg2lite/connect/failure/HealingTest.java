@@ -6,15 +6,11 @@ import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.testkit.support.RecordingLogger;
 import java.net.ConnectException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
-import org.slf4j.Marker;
-import org.slf4j.event.Level;
-import org.slf4j.helpers.AbstractLogger;
-import org.slf4j.helpers.MessageFormatter;
 
 class HealingTest {
   private long now = 1_000_000;
@@ -29,7 +25,7 @@ class HealingTest {
   void aPermanentFaultIsThrownAsItIs() {
     IllegalStateException bug = new IllegalStateException("bug");
     assertSame(bug, assertThrows(IllegalStateException.class, () -> healing.failed(bug, "trying again")));
-    assertTrue(log.lines.isEmpty(), "nothing logged: the task reports it");
+    assertTrue(log.lines().isEmpty(), "nothing logged: the task reports it");
   }
 
   @Test
@@ -49,11 +45,11 @@ class HealingTest {
   @Test
   void aFaultIsRoutineAtInfoThenWarnsOnceItLastsThenGivesUpNamingTheLimit() {
     healing.failed(transientFault(), "trying again");
-    assertEquals("INFO The thing: transient fault (Connection refused); trying again in 500 ms", log.lines.get(0));
+    assertEquals("INFO The thing: transient fault (Connection refused); trying again in 500 ms", log.lines().get(0));
     now += Backoff.ROUTINE_MS;
     healing.failed(transientFault(), "trying again");
-    assertTrue(log.lines.get(1).startsWith("WARN The thing: transient fault lasting 30 s (Connection refused)"),
-        log.lines.get(1));
+    assertTrue(log.lines().get(1).startsWith("WARN The thing: transient fault lasting 30 s (Connection refused)"),
+        log.lines().get(1));
     now += 30_000;
     Healing.GaveUpException e = assertThrows(Healing.GaveUpException.class,
         () -> healing.failed(transientFault(), "trying again"));
@@ -68,7 +64,7 @@ class HealingTest {
     healing.succeeded();
     healing.succeeded();
     assertEquals(List.of("INFO The thing: transient fault (Connection refused); trying again in 500 ms",
-        "INFO The thing: running again after 700 ms"), log.lines);
+        "INFO The thing: running again after 700 ms"), log.lines());
     assertEquals(500, healing.failed(transientFault(), "trying again"), "the backoff starts over");
     assertEquals(0, healing.untilNextAttempt() - 500);
   }
@@ -101,33 +97,7 @@ class HealingTest {
     Healing never = new Healing("The copy of t", new Backoff(Duration.ofSeconds(2), Duration.ofSeconds(60),
         Duration.ofMillis(Long.MAX_VALUE), () -> now), e -> true, "never", log, () -> now, 0);
     assertEquals(2_000, never.failedTransiently("cut by a schema change", "retrying"));
-    assertEquals("INFO The copy of t: transient fault (cut by a schema change); retrying in 2000 ms", log.lines.get(0));
-  }
-
-  /** Keeps each line as "LEVEL message". */
-  private static final class RecordingLogger extends AbstractLogger {
-    final List<String> lines = new ArrayList<>();
-
-    @Override
-    protected String getFullyQualifiedCallerName() {
-      return null;
-    }
-
-    @Override
-    protected void handleNormalizedLoggingCall(Level level, Marker marker, String pattern, Object[] args,
-        Throwable t) {
-      lines.add(level + " " + MessageFormatter.basicArrayFormat(pattern, args));
-    }
-
-    @Override public boolean isTraceEnabled() { return true; }
-    @Override public boolean isTraceEnabled(Marker marker) { return true; }
-    @Override public boolean isDebugEnabled() { return true; }
-    @Override public boolean isDebugEnabled(Marker marker) { return true; }
-    @Override public boolean isInfoEnabled() { return true; }
-    @Override public boolean isInfoEnabled(Marker marker) { return true; }
-    @Override public boolean isWarnEnabled() { return true; }
-    @Override public boolean isWarnEnabled(Marker marker) { return true; }
-    @Override public boolean isErrorEnabled() { return true; }
-    @Override public boolean isErrorEnabled(Marker marker) { return true; }
+    assertEquals("INFO The copy of t: transient fault (cut by a schema change); retrying in 2000 ms",
+        log.lines().get(0));
   }
 }

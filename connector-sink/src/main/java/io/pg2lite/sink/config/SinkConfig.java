@@ -34,8 +34,10 @@ public final class SinkConfig {
 
   public static final String MAX_SIZE_CONFIG = "replica.max.size.bytes";
   private static final String MAX_SIZE_DOC = "Largest size the replica file may grow to (SQLite's max_page_count), "
-      + "0 for no limit. A transaction that would pass it is rolled back and stops the task with SQLITE_FULL (\"database or disk is full\"); "
-      + "raise the limit (or free disk space) and restart the task to go on.";
+      + "0 for no limit. A transaction that would pass it is rolled back (SQLITE_FULL, \"database or disk is full\", "
+      + "as on a full disk): the task logs one error naming this setting, shows ReplicaFullSince in its MBean and "
+      + "retries from the replica's last commit, with no time limit, losing nothing. Raise the limit to go on: the "
+      + "task restarts with the new config.";
   public static final String RETRY_TIMEOUT_CONFIG = RetrySettings.TIMEOUT_CONFIG;
   public static final String RETRY_BACKOFF_MAX_CONFIG = RetrySettings.BACKOFF_MAX_CONFIG;
 
@@ -82,7 +84,9 @@ public final class SinkConfig {
         .define(SNAPSHOT_KEEP_CONFIG, Type.INT, 3, ConfigDef.Range.atLeast(1), Importance.LOW, SNAPSHOT_KEEP_DOC,
             GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept");
     return RetrySettings.define(def, GROUP_FAULTS, "the replica locked by another process past "
-        + BUSY_TIMEOUT_CONFIG, "Each retry rolls back what was not committed and reads again from the replica's offset. ");
+        + BUSY_TIMEOUT_CONFIG, "Each retry rolls back what was not committed and reads again from the replica's offset. "
+        + "A full replica (its disk, or " + MAX_SIZE_CONFIG + ") is retried the same way but without this limit: "
+        + "waiting loses nothing, and only room made from outside cures it. ");
   }
 
   public final Path replicaPath;

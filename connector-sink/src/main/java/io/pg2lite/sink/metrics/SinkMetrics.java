@@ -21,6 +21,8 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private final BackfillProgress backfills = new BackfillProgress();
   private volatile SnapshotFigures snapshots = SnapshotFigures.NONE;
   private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
+  private volatile LongSupplier fullSince = () -> -1;
+  private volatile ThrottledReading freeBytes = new ThrottledReading(() -> -1);
 
   private SinkMetrics(LongSupplier logEnd) {
     this.logEnd = new ThrottledReading(logEnd);
@@ -75,6 +77,25 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   @Override
   public long getOldestRestorableOffset() {
     return oldestRestorable.get();
+  }
+
+  /**
+   * Where the replica's space figures come from: when it became full (epoch ms, -1 when it is
+   * not), and the usable bytes of its filesystem (read at most every 5 s).
+   */
+  public void replicaSpace(LongSupplier fullSinceMs, LongSupplier usableBytes) {
+    fullSince = fullSinceMs;
+    freeBytes = new ThrottledReading(usableBytes);
+  }
+
+  @Override
+  public long getReplicaFullSince() {
+    return fullSince.getAsLong();
+  }
+
+  @Override
+  public long getReplicaFreeBytes() {
+    return freeBytes.get();
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */

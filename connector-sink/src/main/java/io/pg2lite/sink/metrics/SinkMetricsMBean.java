@@ -17,6 +17,17 @@ public interface SinkMetricsMBean extends FlowMBean {
    */
   long getLagRecords();
 
+  /**
+   * When the replica became full (epoch ms): SQLite refused a write for want of room on its
+   * filesystem or under {@code replica.max.size.bytes}. The task retries meanwhile, with no time
+   * limit; -1 when it is not full, which it is again once it has applied for
+   * {@code retry.backoff.max.ms} without meeting a full replica.
+   */
+  long getReplicaFullSince();
+
+  /** Usable bytes on the replica's filesystem; read when asked, at most every 5 s; -1 when unknown. */
+  long getReplicaFreeBytes();
+
   /** Snapshots this task published since it started (0 without {@code snapshot.dir}). */
   long getSnapshotsTaken();
 

@@ -122,7 +122,9 @@ public final class Replica implements AutoCloseable {
   /**
    * Discards everything since the last {@link #commit}: the SQLite transaction, any upstream
    * transaction still open in it, and what the writers buffered; the schema is reloaded, since
-   * undone DDL may have changed it.
+   * undone DDL may have changed it. Statements and schema are reset even when {@code ROLLBACK}
+   * fails: after {@code SQLITE_FULL} or an I/O error SQLite has rolled the transaction back
+   * itself and refuses {@code ROLLBACK} ("no transaction is active"), and the sink goes on.
    */
   public void rollback() throws ReplicaException {
     if (open != null) {
@@ -132,9 +134,12 @@ public final class Replica implements AutoCloseable {
     changeLog.discard();
     rows.discard();
     sql(() -> {
-      file.rollback();
-      closeStatements();
-      schema.reload();
+      try {
+        file.rollback();
+      } finally {
+        closeStatements();
+        schema.reload();
+      }
     });
   }
 

@@ -10,7 +10,8 @@ import java.sql.SQLException;
  * <p>Invariant: the {@link SQLException} is always the {@linkplain #getCause() cause}, and the
  * message is its message. The failure rule ({@code io.pg2lite.connect.failure.Failures}) walks
  * the cause chain and reads SQLite's result code there: {@code SQLITE_BUSY}/{@code SQLITE_LOCKED}
- * are transient (retry), anything else, such as {@code SQLITE_FULL}, permanent.
+ * are transient (retry), anything else permanent; the sink retries a full replica
+ * ({@code SQLITE_FULL}) by a rule of its own, {@link io.pg2lite.sink.replica.space.ReplicaFull}.
  */
 public final class ReplicaException extends Exception {
   private static final long serialVersionUID = 1L;

@@ -8,6 +8,7 @@
  *
  * <p>Subpackages, each depending only on those before it (no cycles):
  * <ul>
+ *   <li>{@code space}: whether SQLite failed for want of room, and how much room there is;</li>
  *   <li>{@code lite}: how names, types and values are spelled in SQLite;</li>
  *   <li>{@code file}: the file, its connection and transactions, the metadata tables and the
  *       state row (the replica's position);</li>

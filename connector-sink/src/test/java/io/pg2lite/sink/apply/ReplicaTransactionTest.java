@@ -6,9 +6,13 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.schema.Relation;
+import io.pg2lite.protocol.schema.RowKey;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.ReplicaTransaction;
 import io.pg2lite.sink.replica.file.ReplicaState;
 import java.nio.file.Path;
@@ -86,6 +90,38 @@ class ReplicaTransactionTest {
       assertThrows(IllegalStateException.class, () -> open.apply(insert(3)), "the rollback ended it");
       assertEquals(List.of(), h.query("SELECT id FROM item"));
       assertEquals(at("0/200", 2), h.replica.state());
+    }
+  }
+
+  /**
+   * SQLite rolls the transaction back by itself on SQLITE_FULL, then refuses ROLLBACK ("no
+   * transaction is active"): the replica's rollback resets its schema all the same, so the next
+   * attempt meets the tables SQLite has, not those of the failed transaction.
+   */
+  @Test
+  void aRollbackAfterSqliteFullResetsTheSchemaThoughSqliteRefusesTheRollback() throws Exception {
+    Relation goods = new Relation("public", "goods", RowKey.of("id"));
+    try (ReplicaHarness h = new ReplicaHarness(dir)) {
+      createItem(h);
+      h.replica.commit();
+      long pages = ((Number) h.query("PRAGMA page_count").get(0).get(0)).longValue();
+      h.replica.limitSize((pages + 6) * 4096);
+      ReplicaTransaction renaming = h.replica.begin(Watermark.fromLsn("0/200"));
+      ReplicaException full = assertThrows(ReplicaException.class, () -> {
+        renaming.apply(new SchemaChange.RenameTable(ITEM.table(), goods.table()));
+        for (int k = 1; k <= 50; k++) {
+          renaming.apply(new DataChange.Insert(goods, Row.of("id", Value.of(k), "name", Value.of("n".repeat(2000)))));
+        }
+        renaming.commit(at("0/300", 5));
+      });
+      assertTrue(full.getMessage().contains("SQLITE_FULL"), full.getMessage());
+      ReplicaException refused = assertThrows(ReplicaException.class, h.replica::rollback);
+      assertTrue(refused.getMessage().contains("no transaction is active"), refused.getMessage());
+      ReplicaTransaction again = h.replica.begin(Watermark.fromLsn("0/200"));
+      again.apply(new SchemaChange.RenameTable(ITEM.table(), goods.table())); // item, as SQLite still has it
+      again.rollback();
+      h.replica.rollback();
+      assertEquals(List.of(List.of(0)), h.query("SELECT count(*) FROM item"));
     }
   }
 }

@@ -271,6 +271,17 @@ final class Pipeline implements AutoCloseable {
     }
   }
 
+  /** A long attribute of the MBean of {@code sink} (the worker runs in this JVM); -2 while it cannot be read. */
+  static long sinkMetric(String sink, String attribute) {
+    try {
+      return (Long) java.lang.management.ManagementFactory.getPlatformMBeanServer().getAttribute(
+          new javax.management.ObjectName("io.pg2lite:type=sink,connector=" + javax.management.ObjectName.quote(sink)),
+          attribute);
+    } catch (Exception e) {
+      return -2;
+    }
+  }
+
   /** Waits until the replica has {@code table} with no column still being backfilled. */
   void awaitBackfilled(Path replica, String table, Duration timeout) {
     Await.until("table " + table + " backfilled in " + replica.getFileName(), timeout, () -> {

@@ -57,8 +57,9 @@ public final class ReplicaFile implements AutoCloseable {
 
   /**
    * Caps the file at about {@code bytes} ({@code PRAGMA max_page_count}; 0 = no cap), so a
-   * replica cannot fill a disk it shares: a write past it fails with SQLITE_FULL, a permanent
-   * fault. The cap lives in this connection only: it is set on every open.
+   * replica cannot fill a disk it shares: a write past it fails with SQLITE_FULL, as on a full
+   * disk ({@code replica.space.ReplicaFull}). The cap lives in this connection only: it is set on
+   * every open.
    */
   public void limitSize(long bytes) throws SQLException {
     if (bytes <= 0) {

@@ -1,5 +1,6 @@
 package io.pg2lite.sink.replica.snapshot;
 
+import io.pg2lite.sink.replica.space.ReplicaSpace;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -157,7 +158,11 @@ public final class DirectorySnapshotStore implements SnapshotStore {
 
   private record Copy(long bytes, String sha256) {}
 
-  /** Copies {@code in} to {@code target} (replacing it), forced to disk; returns size and SHA-256. */
+  /**
+   * Copies {@code in} to {@code target} (replacing it), forced to disk; returns size and SHA-256.
+   * A copy that fails is deleted at once (it would hold the room a full store lacks), and the
+   * failure names the file and the room left beside it (a full disk is the usual cause).
+   */
   private static Copy copyDurably(InputStream in, Path target) throws IOException {
     MessageDigest sha = sha256();
     long bytes;
@@ -168,6 +173,10 @@ public final class DirectorySnapshotStore implements SnapshotStore {
       bytes = digesting.transferTo(out);
       out.flush();
       ch.force(true);
+    } catch (IOException e) {
+      Files.deleteIfExists(target);
+      throw new IOException("copying to " + target.toAbsolutePath() + " failed (" + ReplicaSpace.mib(
+          ReplicaSpace.usableBytesBeside(target)) + " free on its filesystem): " + e.getMessage(), e);
     }
     return new Copy(bytes, HexFormat.of().formatHex(sha.digest()));
   }

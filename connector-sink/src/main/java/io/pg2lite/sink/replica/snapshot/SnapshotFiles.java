@@ -46,8 +46,12 @@ final class SnapshotFiles {
     }
   }
 
-  /** Deletes a replica file and the WAL and shared-memory files SQLite keeps beside it. */
+  /**
+   * Deletes a replica file and the WAL, shared-memory and rollback-journal files SQLite keeps
+   * beside it (a {@code VACUUM INTO} that failed, on a full disk for one, leaves its journal).
+   */
   static void deleteReplica(Path replica) throws IOException {
+    Files.deleteIfExists(replica.resolveSibling(replica.getFileName() + "-journal"));
     Files.deleteIfExists(replica.resolveSibling(replica.getFileName() + "-wal"));
     Files.deleteIfExists(replica.resolveSibling(replica.getFileName() + "-shm"));
     Files.deleteIfExists(replica);

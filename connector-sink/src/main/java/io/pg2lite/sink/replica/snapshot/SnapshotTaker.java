@@ -3,8 +3,9 @@ package io.pg2lite.sink.replica.snapshot;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.file.ReplicaFile;
 import io.pg2lite.sink.replica.file.ReplicaState;
+import io.pg2lite.sink.replica.space.ReplicaFull;
+import io.pg2lite.sink.replica.space.ReplicaSpace;
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -63,6 +64,11 @@ public final class SnapshotTaker {
         running = s;
         try {
           s.execute("VACUUM INTO " + SnapshotFiles.literal(copy.toAbsolutePath().toString()));
+        } catch (SQLException e) {
+          if (ReplicaFull.in(e, () -> ReplicaSpace.usableBytesBeside(copy))) {
+            throw noRoomForCopy(copy, e);
+          }
+          throw e;
         } finally {
           running = null;
         }
@@ -76,8 +82,18 @@ public final class SnapshotTaker {
       prune(p.topic(), p.partition());
       return Optional.of(stored);
     } finally {
-      Files.deleteIfExists(copy);
+      SnapshotFiles.deleteReplica(copy); // with the journal a failed VACUUM INTO leaves beside it
     }
+  }
+
+  /**
+   * The copy found no room ({@link ReplicaFull}): it is written beside the replica and needs up
+   * to the replica's size. Names the copy and the room, for the schedule's log line.
+   */
+  private IOException noRoomForCopy(Path copy, SQLException e) {
+    return new IOException("no room for the snapshot copy " + copy.toAbsolutePath() + ": its filesystem has "
+        + ReplicaSpace.mib(ReplicaSpace.usableBytesBeside(copy)) + " free, and the copy needs up to the replica's "
+        + "size, " + ReplicaSpace.mib(ReplicaSpace.size(replica)) + " (" + e.getMessage() + ")", e);
   }
 
   /** Stops a copy under way (from another thread): {@link #take} then fails with an interrupted statement. */
