@@ -3,18 +3,12 @@ package io.pg2lite.sink;
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.connect.failure.Healing;
-import io.pg2lite.protocol.codec.ChangeLogCodec;
-import io.pg2lite.protocol.codec.ProtocolException;
-import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.protocol.message.ChangeLogEntry;
-import io.pg2lite.protocol.message.ChangeLogHeaders;
-import io.pg2lite.sink.apply.ApplyException;
-import io.pg2lite.sink.apply.LogContinuity;
-import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.sink.lineage.LineageEvents;
+import io.pg2lite.sink.lineage.ReplicaLineages;
 import io.pg2lite.sink.metrics.SinkMetrics;
-import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.file.ReplicaState;
 import io.pg2lite.sink.replica.space.ReplicaSpace;
@@ -36,8 +30,11 @@ import org.slf4j.LoggerFactory;
  * Connect's consumer group says. {@link #preCommit} reports only offsets whose transactions are
  * committed in the replica, so the group offset is a hint that never runs ahead of the replica.
  *
- * <p>Every record must follow the one before it ({@link LogContinuity}): a gap stops the task,
- * whatever the consumer's reset policy did, and a record delivered again is passed over.
+ * <p>Every record must follow the one before it ({@link io.pg2lite.sink.apply.LogContinuity}): a
+ * gap stops the task, whatever the consumer's reset policy did, and a record delivered again is
+ * passed over. Which replica file a record goes to, and the build of a new lineage beside the
+ * replica, is {@link ReplicaLineages}'; this task feeds it records and hands its position to
+ * Connect.
  *
  * <p>Faults: a transient one ({@link Failures}: the replica locked by another process past the
  * busy timeout) rolls back what is not committed, rewinds the consumer to the replica's offset,
@@ -52,12 +49,8 @@ import org.slf4j.LoggerFactory;
  */
 public class Pg2liteSinkTask extends SinkTask {
   private static final Logger LOG = LoggerFactory.getLogger(Pg2liteSinkTask.class);
-  private final ChangeLogCodec codec = new ChangeLogCodec();
-  private final LogContinuity continuity = new LogContinuity();
-  /** Joins split messages (docs/protocol.md, "Large messages"); reset wherever continuity restarts. */
-  private final PartJoiner parts = new PartJoiner(codec);
-  private Replica replica;
-  private ReplicaApplier applier;
+  /** The replica, and the one a new lineage builds beside it. */
+  private ReplicaLineages lineage;
   private SinkMetrics metrics;
   private SinkConfig config;
   /** Heals failed batches: the consumer is rewound and Connect retries after the backoff. */
@@ -117,9 +110,8 @@ public class Pg2liteSinkTask extends SinkTask {
             + "replica follows one change log, a topic of one partition");
       }
     }
-    applier.abort();
-    ReplicaState state = applier.committed();
-    restartContinuity(state);
+    lineage.abort();
+    ReplicaState state = lineage.position();
     rewound = false;
     for (TopicPartition tp : partitions) {
       if (state.isEmpty()) {
@@ -142,9 +134,8 @@ public class Pg2liteSinkTask extends SinkTask {
    */
   @Override
   public void close(Collection<TopicPartition> partitions) {
-    if (applier != null) {
-      applier.abort();
-      restartContinuity(applier.committed());
+    if (lineage != null) {
+      lineage.abort();
     }
     rewound = false;
   }
@@ -152,10 +143,11 @@ public class Pg2liteSinkTask extends SinkTask {
   private void openReplica() {
     snapshots = ReplicaSnapshots.of(config, admin, connector, log);
     ReplicaStartup.Opened opened = new ReplicaStartup(config).open(snapshots);
-    replica = opened.replica();
-    applier = opened.applier();
     restoreNote = opened.restoreNote();
-    restartContinuity(applier.committed());
+    lineage = ReplicaLineages.open(config.replicaPath, ReplicaStartup.settings(config), opened.replica(),
+        opened.applier(), (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset),
+        snapshots.<LineageEvents>map(sn -> sn).orElse(LineageEvents.NONE));
+    metrics.lineage(lineage);
     snapshots.ifPresent(sn -> {
       sn.start();
       metrics.snapshots(sn);
@@ -164,11 +156,11 @@ public class Pg2liteSinkTask extends SinkTask {
 
   /** The change log's end offset, for the lag metric; -1 when it cannot be read. */
   private long logEnd() {
-    ReplicaApplier a = applier;
-    if (a == null) {
+    ReplicaLineages l = lineage;
+    if (l == null) {
       return -1;
     }
-    ReplicaState s = a.committed();
+    ReplicaState s = l.position();
     if (admin == null || s.isEmpty()) {
       return -1;
     }
@@ -189,18 +181,11 @@ public class Pg2liteSinkTask extends SinkTask {
   }
 
   /**
-   * The next record must follow {@code state}'s commit; a half-joined message is dropped (it comes
-   * again), and so is the count of uncommitted bytes.
+   * Counts a record's bytes towards the transaction the replica has not committed yet (for the
+   * space a full replica needs); the count starts again at each commit and after a rollback.
    */
-  private void restartContinuity(ReplicaState state) {
-    continuity.restart(state);
-    parts.reset();
-    uncommittedSince = null;
-  }
-
-  /** Counts a record's bytes towards the transaction the replica has not committed yet. */
   private void countUncommitted(byte[] value) {
-    ReplicaState committed = applier.committed();
+    ReplicaState committed = lineage.position();
     if (committed != uncommittedSince) {
       uncommittedSince = committed;
       uncommittedBytes = 0;
@@ -219,26 +204,14 @@ public class Pg2liteSinkTask extends SinkTask {
     long transactions = 0;
     long applied = 0;
     java.time.Instant lastCommitTime = null;
-    ReplicaState before = applier.committed();
+    ReplicaState before = lineage.position();
     try {
       for (SinkRecord r : records) {
-        Long seq = SinkRecords.seq(r);
-        if (!continuity.admit(r.topic(), r.kafkaPartition(), r.kafkaOffset(), seq)) {
-          continue;
-        }
-        byte[] value = SinkRecords.value(r);
-        countUncommitted(value);
-        ChangeLogEntry entry;
-        try {
-          entry = parts.accept(codec.decode(value));
-        } catch (ProtocolException e) {
-          throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", e.getMessage(), e);
-        }
+        countUncommitted(SinkRecords.value(r));
+        ChangeLogEntry entry = lineage.accept(SinkRecords.of(r));
         if (entry == null) {
-          continue; // a part of a split message: applied with its last part
+          continue; // passed over, or a part of a split message: applied with its last part
         }
-        applier.apply(entry, SinkRecords.header(r, ChangeLogHeaders.REPLICA_VERSION), r.topic(), r.kafkaPartition(),
-            r.kafkaOffset(), seq);
         applied++;
         metrics.applied(entry.message());
         if (entry.message() instanceof io.pg2lite.protocol.message.Commit c) {
@@ -246,17 +219,17 @@ public class Pg2liteSinkTask extends SinkTask {
           lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;
         }
       }
-      applier.flush();
+      lineage.flush();
     } catch (RuntimeException e) {
       long pending = uncommittedBytes;
-      applier.abort();
-      restartContinuity(applier.committed());
+      lineage.abort();
+      uncommittedSince = null;
       throw transientOrPermanent(e, pending);
     }
     if (applied > 0) {
       healing.succeeded(); // an empty batch proves nothing about a fault that is still there
     }
-    ReplicaState s = applier.committed();
+    ReplicaState s = lineage.position();
     if (s != before) {
       full.committed();
     }
@@ -290,7 +263,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   /** Seeks every assigned partition back to the record after the replica's last commit. */
   private void rewind() {
-    ReplicaState state = applier.committed();
+    ReplicaState state = lineage.position();
     for (TopicPartition tp : context.assignment()) {
       context.offset(tp, state.isEmpty() ? 0L : state.offset() + 1);
     }
@@ -298,7 +271,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
-    ReplicaState state = applier.committed();
+    ReplicaState state = lineage.position();
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
     if (!state.isEmpty()) {
       out.put(new TopicPartition(state.topic(), state.partition()), new OffsetAndMetadata(state.offset() + 1));
@@ -312,12 +285,9 @@ public class Pg2liteSinkTask extends SinkTask {
     if (metrics != null) {
       metrics.close();
     }
-    if (replica != null) {
+    if (lineage != null) {
       try {
-        if (applier != null) {
-          applier.abort();
-        }
-        replica.close();
+        lineage.close();
       } catch (ReplicaException e) {
         throw new ConnectException("cannot close replica: " + e.getMessage(), e);
       }

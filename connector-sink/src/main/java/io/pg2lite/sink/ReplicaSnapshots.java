@@ -1,7 +1,9 @@
 package io.pg2lite.sink;
 
+import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.sink.lineage.LineageEvents;
 import io.pg2lite.sink.metrics.SnapshotFigures;
 import io.pg2lite.sink.replica.ReplicaException;
 import io.pg2lite.sink.replica.snapshot.DirectorySnapshotStore;
@@ -26,15 +28,23 @@ import org.slf4j.LoggerFactory;
  * when its file is missing, a schedule of snapshots while the task runs, and the oldest offset a
  * new replica could start from, for the MBean ({@link SnapshotFigures}). The change log is the
  * topic {@code topics} names, partition 0 (ChangeLogTopics).
+ *
+ * <p>A new lineage ({@link LineageEvents}): while its replica is built, the schedule is held (the
+ * published replica is frozen in the old lineage, the build incomplete); after the swap the
+ * snapshots of older lineages are deleted, on the schedule's thread so that a snapshot under way
+ * is published first and deleted with them, and the schedule goes on.
  */
-final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
+final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaSnapshots.class);
   private final SinkConfig config;
   private final ChangeLogAdmin admin;
   private final String connector;
   private final TopicPartition log;
   private final SnapshotStore store;
+  private final SnapshotTaker taker;
   private SnapshotSchedule schedule;
+  /** A new lineage is being built: no snapshots until it is swapped in. */
+  private boolean held;
   private volatile long taken;
   private volatile long lastOffset = -1;
   private volatile long lastBytes;
@@ -47,6 +57,8 @@ final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
     this.connector = connector;
     this.log = log;
     this.store = new DirectorySnapshotStore(config.snapshotDir);
+    this.taker = new SnapshotTaker(config.replicaPath, store, config.snapshotKeep, config.busyTimeoutMs,
+        Clock.systemUTC());
   }
 
   /**
@@ -114,9 +126,57 @@ final class ReplicaSnapshots implements SnapshotFigures, AutoCloseable {
 
   /** Starts taking snapshots every {@code snapshot.interval.ms}. */
   void start() {
-    SnapshotTaker taker = new SnapshotTaker(config.replicaPath, store, config.snapshotKeep, config.busyTimeoutMs,
-        Clock.systemUTC());
     schedule = new SnapshotSchedule(connector, taker, Duration.ofMillis(config.snapshotIntervalMs), this::taken);
+    schedule.hold(held);
+  }
+
+  @Override
+  public void building(String version) {
+    hold(true);
+  }
+
+  @Override
+  public void abandoned(String version) {
+    hold(false);
+  }
+
+  /** Deletes the snapshots of lineages older than {@code published}, then takes snapshots again. */
+  @Override
+  public void swapped(String retired, String published) {
+    Runnable retire = () -> {
+      try {
+        taker.retire(log.topic(), log.partition(), v -> older(v, published, retired));
+      } catch (IOException | RuntimeException e) {
+        LOG.warn("Cannot delete the snapshots of replica version {} from {}: {}; no new replica restores them (they "
+            + "are of another lineage than the log), delete them by hand", retired, store.describe(), e.toString());
+      }
+    };
+    if (schedule != null) {
+      schedule.execute(retire);
+    } else {
+      retire.run();
+    }
+    hold(false);
+  }
+
+  /**
+   * Whether a snapshot of replica version {@code v} belongs to a lineage before {@code published}:
+   * replica versions are watermarks, and a new lineage starts above the one it replaces. A version
+   * that is not a watermark is retired only when it is the one just replaced.
+   */
+  static boolean older(String v, String published, String retired) {
+    try {
+      return Watermark.parse(v).compareTo(Watermark.parse(published)) < 0;
+    } catch (IllegalArgumentException e) {
+      return v.equals(retired);
+    }
+  }
+
+  private void hold(boolean hold) {
+    held = hold;
+    if (schedule != null) {
+      schedule.hold(hold);
+    }
   }
 
   /** A snapshot was published (the schedule's thread; the figures are read by JMX threads). */

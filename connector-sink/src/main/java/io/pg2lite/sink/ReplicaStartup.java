@@ -5,6 +5,7 @@ import io.pg2lite.sink.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.replica.Replica;
 import io.pg2lite.sink.replica.ReplicaException;
+import io.pg2lite.sink.replica.ReplicaSettings;
 import io.pg2lite.sink.replica.snapshot.SnapshotRestorer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -41,6 +42,12 @@ final class ReplicaStartup {
         + " in start-up)", LOG).alsoTransient(e -> e instanceof UncheckedIOException);
   }
 
+  /** How this sink opens every replica file it writes: the replica, and a replica built for a new lineage. */
+  static ReplicaSettings settings(SinkConfig config) {
+    return new ReplicaSettings(config.journalMode, config.synchronous, config.busyTimeoutMs, config.maxSizeBytes,
+        config.maxTransactionsPerCommit);
+  }
+
   Opened open(Optional<ReplicaSnapshots> snapshots) {
     OptionalLong restored = OptionalLong.empty();
     String note = "";
@@ -58,8 +65,7 @@ final class ReplicaStartup {
     while (true) {
       Replica replica = null;
       try {
-        replica = Replica.open(config.replicaPath, config.journalMode, config.synchronous, config.busyTimeoutMs);
-        replica.limitSize(config.maxSizeBytes);
+        replica = settings(config).open(config.replicaPath);
         return new Opened(replica, new ReplicaApplier(replica, config.maxTransactionsPerCommit), restored, note);
       } catch (ReplicaException e) {
         closeQuietly(replica);

@@ -2,6 +2,7 @@ package io.pg2lite.sink;
 
 import io.pg2lite.protocol.message.ChangeLogHeaders;
 import io.pg2lite.sink.apply.ApplyException;
+import io.pg2lite.sink.lineage.ChangeLogRecord;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.Header;
@@ -13,6 +14,12 @@ import org.apache.kafka.connect.sink.SinkRecord;
  */
 final class SinkRecords {
   private SinkRecords() {}
+
+  /** The record as the replica code takes it ({@link ChangeLogRecord}). */
+  static ChangeLogRecord of(SinkRecord r) {
+    return new ChangeLogRecord(r.topic(), r.kafkaPartition(), r.kafkaOffset(), seq(r),
+        header(r, ChangeLogHeaders.REPLICA_VERSION), value(r));
+  }
 
   static byte[] value(SinkRecord r) {
     Object value = r.value();

@@ -11,8 +11,9 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 
 /**
- * The replica core ({@code replica} and {@code apply}) uses no Kafka type, so that a replica
- * follower outside Kafka Connect can reuse it: Connect's types stay in the task and connector.
+ * The replica core ({@code replica}, {@code apply} and {@code lineage}) uses no Kafka type, so that
+ * a replica follower outside Kafka Connect can reuse it: Connect's types stay in the task and
+ * connector.
  */
 class ReplicaCoreBoundaryTest {
   private static final Path MAIN = Path.of("src/main/java/io/pg2lite/sink");
@@ -20,11 +21,19 @@ class ReplicaCoreBoundaryTest {
   @Test
   void theReplicaCoreNamesNoKafkaType() throws IOException {
     List<String> offenders;
-    try (Stream<Path> files = Stream.concat(Files.walk(MAIN.resolve("replica")), Files.walk(MAIN.resolve("apply")))) {
+    try (Stream<Path> files = Stream.of("replica", "apply", "lineage").flatMap(ReplicaCoreBoundaryTest::walk)) {
       offenders = files.filter(f -> f.toString().endsWith(".java")).filter(f -> read(f).contains("org.apache.kafka"))
           .map(Path::toString).toList();
     }
     assertEquals(List.of(), offenders);
+  }
+
+  private static Stream<Path> walk(String pkg) {
+    try {
+      return Files.walk(MAIN.resolve(pkg));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
   }
 
   private static String read(Path f) {

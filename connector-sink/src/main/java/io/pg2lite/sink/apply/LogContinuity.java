@@ -40,6 +40,21 @@ public final class LogContinuity {
   }
 
   /**
+   * Starts over at a given record: the next one taken must be the one at {@code offset} with
+   * number {@code seq} (null when the log carries none). A replica built for a new lineage starts
+   * so at the lineage's first record, wherever the log is (a topic created again starts at 0).
+   */
+  public void startAt(long offset, Long seq) {
+    lastOffset = offset - 1;
+    expected = seq;
+  }
+
+  /** The offset of the last record taken; -1 before any. */
+  public long lastOffset() {
+    return lastOffset;
+  }
+
+  /**
    * Whether the record at {@code offset} with number {@code seq} (null if it has none) is to be
    * applied: false for one already taken.
    *

@@ -60,6 +60,14 @@ public final class ReplicaApplier {
     return committed;
   }
 
+  /**
+   * The state the replica will hold once what is applied is committed: {@link #committed()} plus
+   * the upstream transactions since, which the next SQLite commit makes durable.
+   */
+  public ReplicaState applied() {
+    return applied;
+  }
+
   public boolean inTransaction() {
     return open != null;
   }

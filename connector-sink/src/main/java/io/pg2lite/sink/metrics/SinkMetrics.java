@@ -23,6 +23,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
   private volatile LongSupplier fullSince = () -> -1;
   private volatile ThrottledReading freeBytes = new ThrottledReading(() -> -1);
+  private volatile LineageFigures lineage = LineageFigures.NONE;
 
   private SinkMetrics(LongSupplier logEnd) {
     this.logEnd = new ThrottledReading(logEnd);
@@ -96,6 +97,27 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   @Override
   public long getReplicaFreeBytes() {
     return freeBytes.get();
+  }
+
+  /** Where the lineage figures come from once the replica is open; {@link LineageFigures#NONE} before. */
+  public void lineage(LineageFigures figures) {
+    lineage = figures;
+  }
+
+  @Override
+  public String getReplicaVersion() {
+    return lineage.replicaVersion();
+  }
+
+  @Override
+  public String getBuildingReplicaVersion() {
+    return lineage.buildingVersion();
+  }
+
+  @Override
+  public String getLastLineageSwap() {
+    Instant at = lineage.lastSwap();
+    return at == null ? "" : at.toString();
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */

@@ -51,6 +51,20 @@ public interface SinkMetricsMBean extends FlowMBean {
    */
   long getOldestRestorableOffset();
 
+  /** The replica version (lineage) of the replica readers open at {@code replica.path}; "" before its first commit. */
+  String getReplicaVersion();
+
+  /**
+   * The replica version of a new lineage being built beside the replica ({@code <replica.path>.lineage-<version>}),
+   * "" when none is: the replica stays at {@link #getReplicaVersion()}, frozen, until this one is
+   * complete and swapped in. {@link #getReplicaWatermark()} and {@link #getReplicaOffset()} are the
+   * build's once it has committed (where the sink resumes).
+   */
+  String getBuildingReplicaVersion();
+
+  /** When a new lineage's replica last replaced the replica (ISO-8601), in this task's life; "" before. */
+  String getLastLineageSwap();
+
   /**
    * The copies under way as this replica applies them (what its readers see arrive), one per
    * table: rows of rows, rate, ETA; empty when none runs. A table being copied whole is complete

@@ -4,12 +4,15 @@ import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.sink.replica.changelog.RowChangeLog;
 import io.pg2lite.sink.replica.file.ReplicaFile;
 import io.pg2lite.sink.replica.file.ReplicaState;
+import io.pg2lite.sink.replica.file.StateTable;
 import io.pg2lite.sink.replica.file.Statements;
 import io.pg2lite.sink.replica.merge.BackfillMerge;
 import io.pg2lite.sink.replica.merge.KeyChange;
 import io.pg2lite.sink.replica.rows.RowWriter;
 import io.pg2lite.sink.replica.schema.ReplicaSchema;
+import io.pg2lite.sink.replica.schema.TableCopies;
 import java.nio.file.Path;
+import java.sql.Connection;
 import java.sql.SQLException;
 
 /**
@@ -60,6 +63,35 @@ public final class Replica implements AutoCloseable {
     }
   }
 
+  /**
+   * The position the file at {@code path} holds, read through a read-only connection of its own;
+   * {@link ReplicaState#EMPTY} when it has applied nothing (or is not a replica).
+   */
+  public static ReplicaState stateOf(Path path, int busyTimeoutMs) throws ReplicaException {
+    try (Connection c = ReplicaFile.connect(path, busyTimeoutMs, true)) {
+      return StateTable.readIfPresent(c);
+    } catch (SQLException e) {
+      throw new ReplicaException(e);
+    }
+  }
+
+  /** How far the replica's tables are copied: whole once none waits for a copy. Outside a transaction, the committed rows. */
+  public TableCopies copies() throws ReplicaException {
+    return sqlValue(schema::copies);
+  }
+
+  /**
+   * Checkpoints the WAL into the main file ({@link ReplicaFile#checkpoint}); false when readers
+   * kept part of it there. Never inside a transaction. The prepared statements are closed first:
+   * one left mid-read would hold the file (SQLITE_LOCKED).
+   */
+  public boolean checkpoint(boolean truncate) throws ReplicaException {
+    return sqlValue(() -> {
+      closeStatements();
+      return file.checkpoint(truncate);
+    });
+  }
+
   /** Caps the file at about {@code bytes} (0 = no cap); a write past it fails with SQLITE_FULL. */
   public void limitSize(long bytes) throws ReplicaException {
     sql(() -> file.limitSize(bytes));
@@ -75,11 +107,7 @@ public final class Replica implements AutoCloseable {
 
   /** The position the file holds (what a restart resumes from). */
   public ReplicaState state() throws ReplicaException {
-    try {
-      return file.state();
-    } catch (SQLException e) {
-      throw new ReplicaException(e);
-    }
+    return sqlValue(file::state);
   }
 
   /**
@@ -164,6 +192,18 @@ public final class Replica implements AutoCloseable {
   static void sql(SqlWork work) throws ReplicaException {
     try {
       work.run();
+    } catch (SQLException e) {
+      throw new ReplicaException(e);
+    }
+  }
+
+  interface SqlValue<T> {
+    T get() throws SQLException;
+  }
+
+  static <T> T sqlValue(SqlValue<T> work) throws ReplicaException {
+    try {
+      return work.get();
     } catch (SQLException e) {
       throw new ReplicaException(e);
     }

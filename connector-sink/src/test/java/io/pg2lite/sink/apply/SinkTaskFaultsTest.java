@@ -16,6 +16,7 @@ import io.pg2lite.protocol.schema.RowKey;
 import io.pg2lite.protocol.testing.ChangeMessages;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
+import io.pg2lite.sink.FakeSinkContext;
 import io.pg2lite.sink.Pg2liteSinkTask;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Path;
@@ -30,11 +31,9 @@ import java.util.Map;
 import java.util.Set;
 import javax.management.ObjectName;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.metrics.PluginMetrics;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.header.ConnectHeaders;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -47,25 +46,9 @@ import org.junit.jupiter.api.io.TempDir;
 class SinkTaskFaultsTest {
   private static final TopicPartition TP = new TopicPartition("log", 0);
   @TempDir Path dir;
-  private final FakeContext context = new FakeContext();
+  private final FakeSinkContext context = new FakeSinkContext(TP);
   private final ChangeLogCodec codec = new ChangeLogCodec();
   private final List<Pg2liteSinkTask> tasks = new ArrayList<>();
-
-  /** What the task asked of Connect. */
-  static final class FakeContext implements SinkTaskContext {
-    final Map<TopicPartition, Long> offsets = new HashMap<>();
-    long timeout = -1;
-
-    @Override public Map<String, String> configs() { return Map.of(); }
-    @Override public void offset(Map<TopicPartition, Long> o) { offsets.putAll(o); }
-    @Override public void offset(TopicPartition tp, long o) { offsets.put(tp, o); }
-    @Override public void timeout(long ms) { timeout = ms; }
-    @Override public Set<TopicPartition> assignment() { return Set.of(TP); }
-    @Override public void pause(TopicPartition... p) {}
-    @Override public void resume(TopicPartition... p) {}
-    @Override public void requestCommit() {}
-    @Override public PluginMetrics pluginMetrics() { return null; }
-  }
 
   private Pg2liteSinkTask start(Map<String, String> extra) {
     Pg2liteSinkTask task = new Pg2liteSinkTask();

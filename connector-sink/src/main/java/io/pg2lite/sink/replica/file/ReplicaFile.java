@@ -72,6 +72,19 @@ public final class ReplicaFile implements AutoCloseable {
     }
   }
 
+  /**
+   * Copies what the WAL holds into the main file ({@code PRAGMA wal_checkpoint}): {@code TRUNCATE}
+   * waits (up to the busy timeout) for readers and empties the WAL; {@code PASSIVE} copies what no
+   * reader still needs and never waits. Returns false when readers kept part of it in the WAL; a
+   * no-op, true, outside WAL mode.
+   */
+  public boolean checkpoint(boolean truncate) throws SQLException {
+    try (Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("PRAGMA wal_checkpoint(" + (truncate ? "TRUNCATE" : "PASSIVE") + ")")) {
+      return !rs.next() || (rs.getInt(1) == 0 && rs.getInt(2) == rs.getInt(3));
+    }
+  }
+
   /** The one connection; every part of the replica writes through it. */
   public Connection connection() {
     return c;

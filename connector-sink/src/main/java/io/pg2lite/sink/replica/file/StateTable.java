@@ -27,6 +27,22 @@ public final class StateTable {
     }
   }
 
+  /**
+   * As {@link #read}, for a file that may not be a replica yet (a snapshot's copy, a file a crash
+   * left): {@link ReplicaState#EMPTY} when it has no {@link MetadataTables#STATE} table either.
+   */
+  public static ReplicaState readIfPresent(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")) {
+      ps.setString(1, MetadataTables.STATE);
+      try (ResultSet t = ps.executeQuery()) {
+        if (!t.next()) {
+          return ReplicaState.EMPTY;
+        }
+      }
+    }
+    return read(c);
+  }
+
   static void write(Connection c, ReplicaState state) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT OR REPLACE INTO " + SqlNames.quote(MetadataTables.STATE)
         + " (lock, replica_version, watermark, topic, partition, kafka_offset, log_seq) VALUES (1, ?, ?, ?, ?, ?, ?)")) {

@@ -77,6 +77,11 @@ public final class ReplicaSchema {
     return t;
   }
 
+  /** How far the tables are copied, read from the metadata rows ({@link TableCopies}). */
+  public TableCopies copies() throws SQLException {
+    return rows.copies();
+  }
+
   /** Re-reads the tables from the metadata tables (after a rollback undid DDL). */
   public void reload() throws SQLException {
     Map<String, LiteTable> loaded = rows.load();

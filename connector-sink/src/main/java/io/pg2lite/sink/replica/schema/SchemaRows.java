@@ -68,6 +68,20 @@ final class SchemaRows {
     return out;
   }
 
+  /**
+   * The tables, and those whose copy is not complete: stored as a copy ({@code copying}), or with a
+   * column still flagged for backfill. Reads the committed rows when no transaction is open.
+   */
+  TableCopies copies() throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT (SELECT count(*) FROM "
+        + SqlNames.quote(MetadataTables.TABLES) + "), (SELECT count(*) FROM " + SqlNames.quote(MetadataTables.TABLES)
+        + " t WHERE t.copying <> 0 OR EXISTS (SELECT 1 FROM " + SqlNames.quote(MetadataTables.COLUMNS)
+        + " c WHERE c.table_name = t.table_name AND c.backfill IS NOT NULL))")) {
+      rs.next();
+      return new TableCopies(rs.getInt(1), rs.getInt(2));
+    }
+  }
+
   void insertTable(String table, QualifiedName upstream, List<String> key, TableMetadata metadata, boolean copying)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + SqlNames.quote(MetadataTables.TABLES)

@@ -1,6 +1,5 @@
 package io.pg2lite.sink.replica.snapshot;
 
-import io.pg2lite.sink.replica.file.MetadataTables;
 import io.pg2lite.sink.replica.file.ReplicaFile;
 import io.pg2lite.sink.replica.file.ReplicaState;
 import io.pg2lite.sink.replica.file.StateTable;
@@ -8,9 +7,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.Optional;
 
 /**
@@ -26,13 +23,7 @@ final class SnapshotFiles {
    * applied nothing, or a file that is not a replica yet.
    */
   static Optional<ReplicaState> position(Connection c) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet t = s.executeQuery("SELECT 1 FROM sqlite_master WHERE type = "
-        + "'table' AND name = " + literal(MetadataTables.STATE))) {
-      if (!t.next()) {
-        return Optional.empty();
-      }
-    }
-    ReplicaState state = StateTable.read(c);
+    ReplicaState state = StateTable.readIfPresent(c);
     return state.isEmpty() ? Optional.empty() : Optional.of(state);
   }
 

@@ -19,6 +19,8 @@ public final class SnapshotSchedule implements AutoCloseable {
   private final ScheduledExecutorService thread;
   private final Consumer<Taken> listener;
   private long lastOffset = -1;
+  /** Held while the replica is frozen for a new lineage's build: a snapshot would copy an old lineage. */
+  private volatile boolean held;
 
   /** One published snapshot and how long it took, for the metrics. */
   public record Taken(SnapshotManifest manifest, long millis) {}
@@ -34,7 +36,23 @@ public final class SnapshotSchedule implements AutoCloseable {
     thread.scheduleWithFixedDelay(this::takeOne, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
   }
 
+  /**
+   * Holds the schedule (no snapshot is taken while held) or lets it go on. A snapshot already
+   * under way finishes; work handed to {@link #execute} after it runs after it.
+   */
+  public void hold(boolean hold) {
+    held = hold;
+  }
+
+  /** Runs {@code work} on the schedule's thread, after a snapshot under way: store work that must not race one. */
+  public void execute(Runnable work) {
+    thread.execute(work);
+  }
+
   private void takeOne() {
+    if (held) {
+      return;
+    }
     long t0 = System.nanoTime();
     try {
       taker.take(lastOffset).ifPresent(m -> {

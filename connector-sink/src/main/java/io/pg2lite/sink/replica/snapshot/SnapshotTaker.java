@@ -11,8 +11,10 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Predicate;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -106,6 +108,24 @@ public final class SnapshotTaker {
         LOG.debug("Cannot cancel the snapshot copy", e);
       }
     }
+  }
+
+  /**
+   * Deletes the snapshots of the change log whose replica version {@code retired} accepts: those
+   * of a lineage the replica no longer follows, which no new replica could start from. Returns
+   * them.
+   */
+  public List<SnapshotManifest> retire(String topic, int partition, Predicate<String> retired) throws IOException {
+    List<SnapshotManifest> gone = new ArrayList<>();
+    for (SnapshotManifest m : store.list(topic, partition, (name, why) -> { })) {
+      if (retired.test(m.replicaVersion())) {
+        store.delete(m);
+        gone.add(m);
+        LOG.info("Deleted snapshot {} (offset {}) of replica version {}: a retired lineage", m.id(), m.offset(),
+            m.replicaVersion());
+      }
+    }
+    return gone;
   }
 
   private void prune(String topic, int partition) throws IOException {
