@@ -157,7 +157,7 @@ class FuzzIT {
   @MethodSource("cases")
   void replicaEqualsPostgres(long seed, int version, String detection, TestStack stack) throws Exception {
     long t0 = System.nanoTime();
-    Workload workload = WorkloadGenerator.generate(seed, TRANSACTIONS, FEATURES);
+    Workload workload = WorkloadGenerator.generate(seed, TRANSACTIONS, FEATURES).withSlotLoss();
     Path script = workload.writeScript(OUT.resolve("seed-" + seed + "-pg" + version + ".sql"));
     String outcome = "FAIL (exception)";
     try (FuzzRun run = new FuzzRun(stack, server(stack, version), seed, version, detection)) {

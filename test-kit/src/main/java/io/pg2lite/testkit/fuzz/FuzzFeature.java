@@ -97,7 +97,8 @@ public enum FuzzFeature {
    * the source's slot lost once mid-workload: its walsender terminated and the slot dropped, as a
    * person or a provider's limit (max_slot_wal_keep_size) does. The source runs with
    * {@code resync.auto}: it starts a new lineage, the sink builds the new replica beside the old
-   * one and swaps it in (issue 35).
+   * one and swaps it in (issue 35). The generator never reads this one (the test inserts the loss
+   * at a point drawn from the seed: {@link Workload#withSlotLoss}), so seeds keep their workloads.
    */
   SLOT_LOSS;
 

@@ -44,6 +44,24 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
     }
   }
 
+  /**
+   * This workload with the source's slot lost once ({@link Action.RestartKind#SLOT_LOST}) at an
+   * action drawn from the seed alone, when {@link FuzzFeature#SLOT_LOSS} is on; else this workload.
+   * Drawn apart from the generator, so the statements a seed generates stay what they were. The
+   * point may fall inside an open transaction: the loss then cuts it, and the new lineage copies
+   * what it committed.
+   */
+  public Workload withSlotLoss() {
+    if (!features.contains(FuzzFeature.SLOT_LOSS) || actions.isEmpty()) {
+      return this;
+    }
+    // In the middle half of the workload: changes before it and after it.
+    int at = actions.size() / 4 + new java.util.Random(seed * 7919 + 35).nextInt(Math.max(1, actions.size() / 2));
+    List<Action> with = new java.util.ArrayList<>(actions);
+    with.add(at, new Action.Restart(Action.RestartKind.SLOT_LOST));
+    return new Workload(seed, features, publication, marker, setup, List.copyOf(with));
+  }
+
   /** Writes {@link #script()} to {@code file} (directories created); returns the file. */
   public Path writeScript(Path file) throws IOException {
     Files.createDirectories(file.toAbsolutePath().getParent());

@@ -82,7 +82,7 @@ public final class WorkloadGenerator extends GeneratorPart {
   enum Step {
     DML, CONCURRENT, TRUNCATE, CREATE_TABLE, DROP_TABLE, RENAME_TABLE, ADD_COLUMN, ADD_COLUMN_VOLATILE,
     ADD_COLUMN_ARRAY_DEFAULT, RENAME_COLUMN, DROP_COLUMN, RETYPE, CREATE_INDEX, DROP_INDEX, PRIMARY_KEY,
-    PUBLICATION_ADD, PUBLICATION_DROP, RESTART, RESTART_IN_TRANSACTION, SLOT_LOSS
+    PUBLICATION_ADD, PUBLICATION_DROP, RESTART, RESTART_IN_TRANSACTION
   }
 
   private List<Action> main(int transactions) {
@@ -106,7 +106,6 @@ public final class WorkloadGenerator extends GeneratorPart {
     addIf(plan, FuzzFeature.PUBLICATION_CHANGES, Step.PUBLICATION_DROP, 1);
     addIf(plan, FuzzFeature.RESTARTS, Step.RESTART, 2);
     addIf(plan, FuzzFeature.RESTARTS, Step.RESTART_IN_TRANSACTION, 1);
-    addIf(plan, FuzzFeature.SLOT_LOSS, Step.SLOT_LOSS, 1);
     while (plan.size() < transactions) {
       plan.add(Step.DML);
     }
@@ -140,7 +139,6 @@ public final class WorkloadGenerator extends GeneratorPart {
       case TRUNCATE -> truncate();
       case RESTART -> draws.out.add(new Action.Restart(pick(Action.RestartKind.RESTARTS)));
       case RESTART_IN_TRANSACTION -> restartInTransaction();
-      case SLOT_LOSS -> draws.out.add(new Action.Restart(Action.RestartKind.SLOT_LOST));
       default -> ddlTransaction(step);
     }
   }
