@@ -45,18 +45,36 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
   }
 
   /**
-   * This workload with the source's slot lost once ({@link Action.RestartKind#SLOT_LOST}) at an
-   * action drawn from the seed alone, when {@link FuzzFeature#SLOT_LOSS} is on; else this workload.
+   * This workload with the source's slot lost once ({@link Action.RestartKind#SLOT_LOST}) at a
+   * point drawn from the seed alone, when {@link FuzzFeature#SLOT_LOSS} is on; else this workload.
    * Drawn apart from the generator, so the statements a seed generates stay what they were. The
-   * point may fall inside an open transaction: the loss then cuts it, and the new lineage copies
-   * what it committed.
+   * point is between transactions: Postgres creates the new lineage's slot only once the
+   * transactions open at that moment have ended, and the runner, which holds them, waits for
+   * the pipeline while it handles the loss.
    */
   public Workload withSlotLoss() {
     if (!features.contains(FuzzFeature.SLOT_LOSS) || actions.isEmpty()) {
       return this;
     }
-    // In the middle half of the workload: changes before it and after it.
-    int at = actions.size() / 4 + new java.util.Random(seed * 7919 + 35).nextInt(Math.max(1, actions.size() / 2));
+    List<Integer> idle = new java.util.ArrayList<>();
+    boolean[] open = new boolean[2];
+    for (int i = 0; i < actions.size(); i++) {
+      if (!open[0] && !open[1] && i >= actions.size() / 4 && i <= actions.size() * 3 / 4) {
+        idle.add(i); // in the middle half: changes before the loss and after it
+      }
+      if (actions.get(i) instanceof Action.Sql sql) {
+        String statement = sql.sql().strip().toUpperCase(java.util.Locale.ROOT);
+        if (statement.equals("BEGIN")) {
+          open[sql.session()] = true;
+        } else if (statement.equals("COMMIT") || statement.equals("ROLLBACK")) {
+          open[sql.session()] = false;
+        }
+      }
+    }
+    if (idle.isEmpty()) {
+      return this;
+    }
+    int at = idle.get(new java.util.Random(seed * 7919 + 35).nextInt(idle.size()));
     List<Action> with = new java.util.ArrayList<>(actions);
     with.add(at, new Action.Restart(Action.RestartKind.SLOT_LOST));
     return new Workload(seed, features, publication, marker, setup, List.copyOf(with));

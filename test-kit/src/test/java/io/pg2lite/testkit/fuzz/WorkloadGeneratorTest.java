@@ -83,4 +83,34 @@ class WorkloadGeneratorTest {
       assertFalse(script.contains("-- restart"), "seed " + seed);
     }
   }
+
+  @Test
+  void aSlotLossFallsBetweenTransactionsAndLeavesTheStatementsAsTheyWere() {
+    for (long seed = 1; seed <= 20; seed++) {
+      Workload plain = WorkloadGenerator.generate(seed, 60, FuzzFeature.all());
+      Workload lost = plain.withSlotLoss();
+      List<Action> actions = lost.actions();
+      int at = -1;
+      for (int i = 0; i < actions.size(); i++) {
+        if (actions.get(i) instanceof Action.Restart r && r.kind() == Action.RestartKind.SLOT_LOST) {
+          assertEquals(-1, at, "seed " + seed + ": one loss");
+          at = i;
+        }
+      }
+      assertTrue(at > 0, "seed " + seed + ": a loss");
+      List<Action> without = new java.util.ArrayList<>(actions);
+      without.remove(at);
+      assertEquals(plain.actions(), without, "seed " + seed + ": the same statements");
+      boolean[] open = new boolean[2];
+      for (Action a : actions.subList(0, at)) {
+        if (a instanceof Action.Sql sql) {
+          open[sql.session()] = sql.sql().equals("BEGIN") || open[sql.session()] && !sql.sql().equals("COMMIT")
+              && !sql.sql().equals("ROLLBACK");
+        }
+      }
+      assertTrue(!open[0] && !open[1], "seed " + seed + ": no transaction open at the loss");
+      assertEquals(plain.actions(), WorkloadGenerator.generate(seed, 60,
+          FuzzFeature.allExcept("slot_loss")).withSlotLoss().actions(), "off: no loss");
+    }
+  }
 }
