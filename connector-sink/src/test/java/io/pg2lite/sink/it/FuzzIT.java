@@ -354,14 +354,12 @@ class FuzzIT {
     private void dropSlotUnderTheSource() {
       String slot = db.name() + "_slot";
       Await.until("slot " + slot + " dropped", WAIT, () -> {
-        try (Connection c = db.connect(); Statement s = c.createStatement()) {
-          s.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + slot
-              + "' AND active_pid IS NOT NULL");
-          s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+        try {
+          db.dropSlot(slot); // terminates the walsender first
           return true;
         } catch (SQLException e) {
           if ("55006".equals(e.getSQLState())) {
-            return false; // the walsender is still going (or the source reconnected): again
+            return false; // the source took the slot back meanwhile: again
           }
           throw new IllegalStateException(e);
         }

@@ -158,14 +158,12 @@ class ResyncIT {
   private static void dropSlotUnderTheSource(Pipeline p) {
     String slot = p.name + "_slot";
     Await.until("slot " + slot + " dropped", WAIT, () -> {
-      try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
-        s.execute("SELECT pg_terminate_backend(active_pid) FROM pg_replication_slots WHERE slot_name = '" + slot
-            + "' AND active_pid IS NOT NULL");
-        s.execute("SELECT pg_drop_replication_slot('" + slot + "')");
+      try {
+        p.db.dropSlot(slot); // terminates the walsender first
         return true;
       } catch (SQLException e) {
         if ("55006".equals(e.getSQLState())) {
-          return false; // the walsender is still going: again
+          return false; // the source took the slot back meanwhile: again
         }
         throw new IllegalStateException(e);
       }
