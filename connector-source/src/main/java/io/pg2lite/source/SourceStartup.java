@@ -129,6 +129,13 @@ final class SourceStartup {
           catalog.slot(config.slot), stored == null ? null : positions.resumeLsn(stored.upstream()), tail,
           tail.isPresent() ? -1 : topic.startOffset(config.topic));
       boolean continues = lineage instanceof LineageCheck.Decision.Continue;
+      NewSlot slot = continues ? null : establishSlot(catalog, lineage);
+      if (slot != null && slot.created()) {
+        // Read again: a DDL committed between the first read and the slot's consistent point is in
+        // neither the schema read before nor the stream, which begins there. One committed after it
+        // is in both, and the tracker finds nothing to change when the stream reports it.
+        now = ensureKeys(catalog, schemas.current(catalog, detection), detection, schemas);
+      }
       SchemaStartup.Resumed resumed = continues ? schemas.resume(catalog, stored, topic, history, now) : null;
       boolean switchToTriggers = false;
       if (detection == DdlDetection.EVENT_TRIGGERS && resumed != null
@@ -158,7 +165,7 @@ final class SourceStartup {
           pending.add(Emitted.schema(resumed.schema(), position));
         }
       } else {
-        position = firstStart(catalog, tracker, lineage, pending);
+        position = firstStart(tracker, slot, pending);
       }
       if (tail.isPresent() && tail.get().insideTransaction()) {
         ChangeLogEntry open = tail.get().entry();
@@ -231,6 +238,39 @@ final class SourceStartup {
   }
 
   /**
+   * The slot a first start or a new lineage begins from.
+   *
+   * @param created true when this start created it (then the published schema is read after it)
+   * @param mark the new lineage's mark for the first begin, or null on a first start
+   */
+  private record NewSlot(Lsn consistentPoint, boolean created, NewLineage mark) {}
+
+  /** Adopts the slot {@link LineageCheck} chose, or creates it (dropping an old one first). */
+  private NewSlot establishSlot(PostgresCatalog catalog, LineageCheck.Decision lineage) throws SQLException {
+    if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
+      LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
+          + "ends in its lineage", config.slot, f.adoptFrom(), config.topic);
+      return new NewSlot(f.adoptFrom(), false, null);
+    }
+    boolean drop = lineage instanceof LineageCheck.Decision.FirstStart f ? f.dropFirst()
+        : ((LineageCheck.Decision.NewLineage) lineage).dropSlot();
+    if (drop && catalog.slot(config.slot) != null) {
+      catalog.dropSlot(config.slot);
+      LOG.info("Dropped replication slot {}", config.slot);
+    }
+    Lsn consistentPoint = catalog.createSlot(config.slot);
+    LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
+    NewLineage mark = null;
+    if (lineage instanceof LineageCheck.Decision.NewLineage n) {
+      mark = new NewLineage(n.previous().toString(), n.reason());
+      LOG.warn("Starting a new lineage (replica version {}, replacing {}) in change log {}, as resync.auto allows: "
+          + "{}. Every published table is copied again; the sinks build their new replicas beside the old ones.",
+          Watermark.fromLsn(consistentPoint), n.previous(), config.topic, n.reason());
+    }
+    return new NewSlot(consistentPoint, true, mark);
+  }
+
+  /**
    * First start, or the start of a new lineage: the slot's consistent point becomes the replica
    * version, and one transaction creates every published table (all columns to be backfilled) and
    * its indexes. It is not in the WAL, so like a backfill transaction it gets the minor watermark
@@ -238,33 +278,13 @@ final class SourceStartup {
    * slot is new, so its consistent point is above every watermark the old lineage wrote, and the
    * transaction begins above the log's last commit.
    *
-   * <p>Which slot, and whether a first start is safe at all, {@link LineageCheck} decided.
+   * <p>Which slot, and whether a first start is safe at all, {@link LineageCheck} decided;
+   * {@link #establishSlot} made or adopted it, and the schema was read after it.
    */
-  private SourcePosition firstStart(PostgresCatalog catalog, SchemaTracker tracker, LineageCheck.Decision lineage,
-      List<Emitted> pending) throws SQLException {
+  private SourcePosition firstStart(SchemaTracker tracker, NewSlot slot, List<Emitted> pending) {
     PublishedSchema schema = tracker.current();
-    Lsn consistentPoint;
-    NewLineage mark = null;
-    if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
-      consistentPoint = f.adoptFrom();
-      LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
-          + "ends in its lineage", config.slot, consistentPoint, config.topic);
-    } else {
-      boolean drop = lineage instanceof LineageCheck.Decision.FirstStart f ? f.dropFirst()
-          : ((LineageCheck.Decision.NewLineage) lineage).dropSlot();
-      if (drop && catalog.slot(config.slot) != null) {
-        catalog.dropSlot(config.slot);
-        LOG.info("Dropped replication slot {}", config.slot);
-      }
-      consistentPoint = catalog.createSlot(config.slot);
-      LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
-      if (lineage instanceof LineageCheck.Decision.NewLineage n) {
-        mark = new NewLineage(n.previous().toString(), n.reason());
-        LOG.warn("Starting a new lineage (replica version {}, replacing {}) in change log {}, as resync.auto allows: "
-            + "{}. Every published table is copied again; the sinks build their new replicas beside the old ones.",
-            Watermark.fromLsn(consistentPoint), n.previous(), config.topic, n.reason());
-      }
-    }
+    Lsn consistentPoint = slot.consistentPoint();
+    NewLineage mark = slot.mark();
     Watermark replicaVersion = Watermark.fromLsn(consistentPoint);
     Watermark tx = replicaVersion.nextMinor();
     SourcePosition position = new SourcePosition(replicaVersion, tx, null);

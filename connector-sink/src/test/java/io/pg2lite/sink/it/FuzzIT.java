@@ -233,8 +233,38 @@ class FuzzIT {
       this.sink = db.name() + "-sink";
     }
 
-    /** Runs the workload and compares; returns "PASS" or fails the test with the differences. */
+    /**
+     * Runs the workload and compares; returns "PASS" or fails the test with the differences. On a
+     * failure the change log is written next to the workload ({@code seed-<N>-pg<V>.log}), one
+     * record a line: offset, sequence number, replica version, the record's JSON.
+     */
     String run(Workload workload, Path script) throws Exception {
+      try {
+        return runAndCompare(workload, script);
+      } catch (Exception | AssertionError e) {
+        dumpChangeLog(OUT.resolve("seed-" + seed + "-pg" + version + ".log"));
+        throw e;
+      }
+    }
+
+    private void dumpChangeLog(Path file) {
+      try (io.pg2lite.testkit.kafka.TopicReader r = new io.pg2lite.testkit.kafka.TopicReader(
+          stack.kafka().bootstrapServers(), topic); java.io.BufferedWriter out = Files.newBufferedWriter(file)) {
+        for (org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec : r.readToEnd(Duration.ofSeconds(60))) {
+          out.write(rec.offset() + " " + header(rec, "pg2lite.seq") + " " + header(rec, "pg2lite.replica.version") + " "
+              + new String(rec.value(), java.nio.charset.StandardCharsets.UTF_8) + "\n");
+        }
+      } catch (RuntimeException | java.io.IOException e) {
+        System.out.println("fuzz: seed " + seed + ": could not write the change log to " + file + ": " + e);
+      }
+    }
+
+    private static String header(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> rec, String key) {
+      org.apache.kafka.common.header.Header h = rec.headers().lastHeader(key);
+      return h == null ? "-" : new String(h.value(), java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private String runAndCompare(Workload workload, Path script) throws Exception {
       try (WorkloadRunner setup = new WorkloadRunner(db.jdbcUrl(), server.user(), server.password(), k -> { })) {
         setup.run(workload.setup());
         failOnStatementErrors(setup, "setup", script);
