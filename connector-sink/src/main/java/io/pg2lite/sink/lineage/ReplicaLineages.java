@@ -38,6 +38,9 @@ import org.slf4j.LoggerFactory;
  *       lineage's delivered again, passed over;
  *   <li>a {@code rollback} closes the open transaction whichever header it carries (the source
  *       closes the old lineage's open transaction as it starts the new one);
+ *   <li>the begin of a first-start transaction that declares no lineage stops the task: the log
+ *       does not say this lineage replaces the replica's (a slot recreated by hand, another
+ *       source's log);
  *   <li>anything else at or below the offsets taken is a delivery again, passed over; above them,
  *       the lineage's begin was skipped (a topic deleted and created again starts at 0, below the
  *       offset the replica asked for): the reader is sent back to the log start to find it

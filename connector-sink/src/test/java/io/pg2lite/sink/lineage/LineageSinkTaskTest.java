@@ -116,8 +116,8 @@ class LineageSinkTaskTest {
     again.put(from(built + 1, log.records()));
     assertTrue(Files.isSymbolicLink(path));
     assertEquals(V2, version(path), "swapped in once every table is copied");
-    assertEquals(range(1, 20), ids(path, "a"), "the new lineage as it was sent");
-    assertEquals(range(1, 7), ids(path, "b"));
+    assertEquals(ReplicaFiles.sent(1, 20), ReplicaFiles.rows(path, "a"), "the new lineage as it was sent");
+    assertEquals(ReplicaFiles.sent(1, 7), ReplicaFiles.rows(path, "b"));
     assertEquals(V2, mbean("lineage-task", "ReplicaVersion"));
     assertEquals("", mbean("lineage-task", "BuildingReplicaVersion"));
     assertFalse(((String) mbean("lineage-task", "LastLineageSwap")).isEmpty());
@@ -165,7 +165,7 @@ class LineageSinkTaskTest {
 
     task.put(from(0, newTopic)); // what the seek delivers
     assertEquals(V2, version(path));
-    assertEquals(range(1, 9), ids(path, "a"));
+    assertEquals(ReplicaFiles.sent(1, 9), ReplicaFiles.rows(path, "a"));
     assertEquals(newTopic.get(newTopic.size() - 1).offset() + 1, committedOffset(task));
   }
 }

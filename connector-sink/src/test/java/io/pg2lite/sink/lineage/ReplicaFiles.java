@@ -57,6 +57,20 @@ final class ReplicaFiles {
     return out;
   }
 
+  /** What a reader opening {@code path} sees: the rows of {@code table} as {@code id=v}, in id order. */
+  static List<String> rows(Path path, String table) throws SQLException {
+    List<String> out = new ArrayList<>();
+    for (List<Object> row : query(path, "SELECT id, v FROM \"" + table + "\" ORDER BY id")) {
+      out.add(row.get(0) + "=" + row.get(1));
+    }
+    return out;
+  }
+
+  /** The rows {@link LineageLog} sends for ids {@code from..to}, as {@link #rows} shows them. */
+  static List<String> sent(long from, long to) {
+    return range(from, to).stream().map(id -> id + "=" + LineageLog.value(id)).toList();
+  }
+
   /** The replicated tables a reader lists (the {@code _pg2lite.*} ones left out). */
   static List<String> tables(Path path) throws SQLException {
     List<String> out = new ArrayList<>();
