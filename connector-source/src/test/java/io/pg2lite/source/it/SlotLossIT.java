@@ -47,6 +47,7 @@ class SlotLossIT {
       stack.connect().rest().resume(f.name);
       ConnectorStatus failed = stack.connect().rest().awaitFailed(f.name, Duration.ofSeconds(30));
       long seconds = Duration.ofNanos(System.nanoTime() - resumed).toSeconds();
+      System.out.println("SlotLossIT: the task failed naming the lost slot " + seconds + " s after the resume");
       assertTrue(failed.failure().contains("replication slot slot_lost_slot was invalidated by Postgres (wal_removed")
           && failed.failure().contains("max_slot_wal_keep_size = 1MB") && failed.failure().contains("resync.auto"),
           failed.failure());
