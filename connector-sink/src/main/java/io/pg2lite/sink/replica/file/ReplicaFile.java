@@ -17,6 +17,14 @@ import org.sqlite.SQLiteConfig;
  * SQLite transaction as the data it describes; readers in WAL mode see both or neither.
  */
 public final class ReplicaFile implements AutoCloseable {
+  /**
+   * What a WAL keeps of its size once a checkpoint has emptied it ({@code journal_size_limit}).
+   * Without a limit SQLite never shrinks the file: a burst applied while a reader held an old
+   * snapshot (a long query, a snapshot's copy, a comparison) leaves a WAL as large as the burst on
+   * the disk for good, room a full disk then lacks. 16 MiB is four times what the WAL grows between
+   * two automatic checkpoints (1,000 pages of 4 KiB), so steady apply never truncates and regrows it.
+   */
+  static final long WAL_SIZE_LIMIT_BYTES = 16L << 20;
   private final Connection c;
   private boolean inTransaction;
 
@@ -44,6 +52,7 @@ public final class ReplicaFile implements AutoCloseable {
       s.execute("PRAGMA journal_mode=" + journalMode);
       s.execute("PRAGMA synchronous=" + synchronous);
       s.execute("PRAGMA foreign_keys=OFF");
+      s.execute("PRAGMA journal_size_limit=" + WAL_SIZE_LIMIT_BYTES);
       // 64 MB page cache (default 2 MB): index pages of large tables stay in memory during apply.
       s.execute("PRAGMA cache_size=-65536");
       MetadataTables.create(s);
