@@ -19,6 +19,7 @@ import io.pg2lite.source.lineage.LineageCheck;
 import io.pg2lite.source.postgres.CatalogChecker;
 import io.pg2lite.source.postgres.CatalogReader;
 import io.pg2lite.source.replication.UpstreamPositions;
+import io.pg2lite.source.postgres.CreatedSlot;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.schema.DdlDetection;
@@ -130,11 +131,16 @@ final class SourceStartup {
           tail.isPresent() ? -1 : topic.startOffset(config.topic));
       boolean continues = lineage instanceof LineageCheck.Decision.Continue;
       NewSlot slot = continues ? null : establishSlot(catalog, lineage);
-      if (slot != null && slot.created()) {
-        // Read again: a DDL committed between the first read and the slot's consistent point is in
-        // neither the schema read before nor the stream, which begins there. One committed after it
-        // is in both, and the tracker finds nothing to change when the stream reports it.
-        now = ensureKeys(catalog, schemas.current(catalog, detection), detection, schemas);
+      if (slot != null && slot.created() != null) {
+        // Read again, as at the slot's consistent point, where the stream begins: a DDL committed
+        // before it is in the schema and not in the stream, one committed after it only in the
+        // stream (CreatedSlot). Keys the first read did not see are set on the live connection;
+        // with event triggers the stream reports that too, after the schema read here.
+        try (CreatedSlot created = slot.created()) {
+          PublishedSchema atConsistentPoint = schemas.current(new PostgresCatalog(created.snapshot()), detection);
+          useUniqueIndexesAsKeys(catalog, atConsistentPoint);
+          now = atConsistentPoint;
+        }
       }
       SchemaStartup.Resumed resumed = continues ? schemas.resume(catalog, stored, topic, history, now) : null;
       boolean switchToTriggers = false;
@@ -221,6 +227,15 @@ final class SourceStartup {
    */
   private PublishedSchema ensureKeys(PostgresCatalog catalog, PublishedSchema schema, DdlDetection detection,
       SchemaStartup schemas) throws SQLException {
+    return useUniqueIndexesAsKeys(catalog, schema) ? schemas.current(catalog, detection) : schema;
+  }
+
+  /**
+   * Makes each published table without a primary key use its key index as replica identity (so
+   * updates and deletes carry the key); fails naming a table that has no key at all. True when a
+   * table was altered.
+   */
+  private boolean useUniqueIndexesAsKeys(PostgresCatalog catalog, PublishedSchema schema) throws SQLException {
     boolean changed = false;
     for (PublishedSchema.Table t : schema.tables()) {
       PublishedSchema.Index key = t.keyIndex(!config.requirePrimaryKey);
@@ -234,23 +249,24 @@ final class SourceStartup {
         changed = true;
       }
     }
-    return changed ? schemas.current(catalog, detection) : schema;
+    return changed;
   }
 
   /**
    * The slot a first start or a new lineage begins from.
    *
-   * @param created true when this start created it (then the published schema is read after it)
+   * @param created the slot with the snapshot of its consistent point when this start created it
+   *     (the published schema is read in that snapshot), null when it adopted one
    * @param mark the new lineage's mark for the first begin, or null on a first start
    */
-  private record NewSlot(Lsn consistentPoint, boolean created, NewLineage mark) {}
+  private record NewSlot(Lsn consistentPoint, CreatedSlot created, NewLineage mark) {}
 
   /** Adopts the slot {@link LineageCheck} chose, or creates it (dropping an old one first). */
   private NewSlot establishSlot(PostgresCatalog catalog, LineageCheck.Decision lineage) throws SQLException {
     if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
       LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
           + "ends in its lineage", config.slot, f.adoptFrom(), config.topic);
-      return new NewSlot(f.adoptFrom(), false, null);
+      return new NewSlot(f.adoptFrom(), null, null);
     }
     boolean drop = lineage instanceof LineageCheck.Decision.FirstStart f ? f.dropFirst()
         : ((LineageCheck.Decision.NewLineage) lineage).dropSlot();
@@ -258,7 +274,8 @@ final class SourceStartup {
       catalog.dropSlot(config.slot);
       LOG.info("Dropped replication slot {}", config.slot);
     }
-    Lsn consistentPoint = catalog.createSlot(config.slot);
+    CreatedSlot created = CreatedSlot.create(postgres::connect, config.slot);
+    Lsn consistentPoint = created.consistentPoint();
     LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
     NewLineage mark = null;
     if (lineage instanceof LineageCheck.Decision.NewLineage n) {
@@ -267,7 +284,7 @@ final class SourceStartup {
           + "{}. Every published table is copied again; the sinks build their new replicas beside the old ones.",
           Watermark.fromLsn(consistentPoint), n.previous(), config.topic, n.reason());
     }
-    return new NewSlot(consistentPoint, true, mark);
+    return new NewSlot(consistentPoint, created, mark);
   }
 
   /**
@@ -279,7 +296,7 @@ final class SourceStartup {
    * transaction begins above the log's last commit.
    *
    * <p>Which slot, and whether a first start is safe at all, {@link LineageCheck} decided;
-   * {@link #establishSlot} made or adopted it, and the schema was read after it.
+   * {@link #establishSlot} made or adopted it, and the schema was read as at its consistent point.
    */
   private SourcePosition firstStart(SchemaTracker tracker, NewSlot slot, List<Emitted> pending) {
     PublishedSchema schema = tracker.current();

@@ -70,18 +70,6 @@ public final class PostgresCatalog {
     }
   }
 
-  /** Creates a pgoutput logical slot; returns its consistent point. */
-  public Lsn createSlot(String slot) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement(
-        "SELECT lsn::text FROM pg_create_logical_replication_slot(?, 'pgoutput')")) {
-      ps.setString(1, slot);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return Lsn.parse(rs.getString(1));
-      }
-    }
-  }
-
   /** WAL bytes {@code slot} retains (current WAL position minus confirmed flush), or -1 without the slot. */
   public long slotLagBytes(String slot) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint "
