@@ -130,17 +130,9 @@ final class SourceStartup {
           catalog.slot(config.slot), stored == null ? null : positions.resumeLsn(stored.upstream()), tail,
           tail.isPresent() ? -1 : topic.startOffset(config.topic));
       boolean continues = lineage instanceof LineageCheck.Decision.Continue;
-      NewSlot slot = continues ? null : establishSlot(catalog, lineage);
-      if (slot != null && slot.created() != null) {
-        // Read again, as at the slot's consistent point, where the stream begins: a DDL committed
-        // before it is in the schema and not in the stream, one committed after it only in the
-        // stream (CreatedSlot). Keys the first read did not see are set on the live connection;
-        // with event triggers the stream reports that too, after the schema read here.
-        try (CreatedSlot created = slot.created()) {
-          PublishedSchema atConsistentPoint = schemas.current(new PostgresCatalog(created.snapshot()), detection);
-          useUniqueIndexesAsKeys(catalog, atConsistentPoint);
-          now = atConsistentPoint;
-        }
+      NewSlot slot = continues ? null : establishSlot(catalog, lineage, schemas, detection);
+      if (slot != null && slot.schema() != null) {
+        now = slot.schema();
       }
       SchemaStartup.Resumed resumed = continues ? schemas.resume(catalog, stored, topic, history, now) : null;
       boolean switchToTriggers = false;
@@ -255,14 +247,33 @@ final class SourceStartup {
   /**
    * The slot a first start or a new lineage begins from.
    *
-   * @param created the slot with the snapshot of its consistent point when this start created it
-   *     (the published schema is read in that snapshot), null when it adopted one
+   * @param schema when this start created the slot, the published schema as at its consistent
+   *     point; null when it adopted one (the schema read before stands: nothing can have been
+   *     streamed from a slot that confirmed nothing)
    * @param mark the new lineage's mark for the first begin, or null on a first start
    */
-  private record NewSlot(Lsn consistentPoint, CreatedSlot created, NewLineage mark) {}
+  private record NewSlot(Lsn consistentPoint, PublishedSchema schema, NewLineage mark) {}
 
-  /** Adopts the slot {@link LineageCheck} chose, or creates it (dropping an old one first). */
-  private NewSlot establishSlot(PostgresCatalog catalog, LineageCheck.Decision lineage) throws SQLException {
+  /**
+   * How often a slot is created again because the publication's membership changed while its
+   * schema was read (see {@link #establishSlot}); after that the last read stands, with a warning.
+   */
+  static final int SLOT_ATTEMPTS = 5;
+
+  /**
+   * Adopts the slot {@link LineageCheck} chose, or creates it (dropping an old one first) and
+   * reads the published schema as at its consistent point, where the stream begins: a DDL
+   * committed before it is then in the schema and not in the stream, one committed after it only
+   * in the stream ({@link CreatedSlot}). Keys that read finds unset are set on the live
+   * connection; with event triggers the stream reports that too.
+   *
+   * <p>The snapshot does not hold the publication's membership, which Postgres reads as of now
+   * whatever the transaction's snapshot: when the publication's catalog rows (or, for a
+   * publication of all tables or of schemas, the set of tables) differ between the snapshot and
+   * now, a membership DDL committed during the read, and the slot is created again.
+   */
+  private NewSlot establishSlot(PostgresCatalog catalog, LineageCheck.Decision lineage, SchemaStartup schemas,
+      DdlDetection detection) throws SQLException {
     if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
       LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
           + "ends in its lineage", config.slot, f.adoptFrom(), config.topic);
@@ -274,8 +285,30 @@ final class SourceStartup {
       catalog.dropSlot(config.slot);
       LOG.info("Dropped replication slot {}", config.slot);
     }
-    CreatedSlot created = CreatedSlot.create(postgres::connect, config.slot);
-    Lsn consistentPoint = created.consistentPoint();
+    Lsn consistentPoint;
+    PublishedSchema schema;
+    for (int attempt = 1; ; attempt++) {
+      try (CreatedSlot created = CreatedSlot.create(postgres::connect, config.slot)) {
+        consistentPoint = created.consistentPoint();
+        PostgresCatalog atConsistentPoint = new PostgresCatalog(created.snapshot());
+        schema = schemas.current(atConsistentPoint, detection);
+        String membershipThen = atConsistentPoint.membershipFingerprint(config.publication);
+        String membershipNow = catalog.membershipFingerprint(config.publication);
+        if (membershipThen.equals(membershipNow) || attempt == SLOT_ATTEMPTS) {
+          if (!membershipThen.equals(membershipNow)) {
+            LOG.warn("Publication {} changed its tables while replication slot {} was created, {} times in a row: "
+                + "going on with the last schema read; a table added or removed in those milliseconds may be "
+                + "reported twice", config.publication, config.slot, attempt);
+          }
+          break;
+        }
+      }
+      LOG.info("Publication {} changed its tables while replication slot {} was created at {}: creating it again, "
+          + "so that the first schema is exactly the one where the stream begins", config.publication, config.slot,
+          consistentPoint);
+      catalog.dropSlot(config.slot);
+    }
+    useUniqueIndexesAsKeys(catalog, schema);
     LOG.info("Created replication slot {} at {}", config.slot, consistentPoint);
     NewLineage mark = null;
     if (lineage instanceof LineageCheck.Decision.NewLineage n) {
@@ -284,7 +317,7 @@ final class SourceStartup {
           + "{}. Every published table is copied again; the sinks build their new replicas beside the old ones.",
           Watermark.fromLsn(consistentPoint), n.previous(), config.topic, n.reason());
     }
-    return new NewSlot(consistentPoint, created, mark);
+    return new NewSlot(consistentPoint, schema, mark);
   }
 
   /**

@@ -95,7 +95,7 @@ class FuzzIT {
    * docs/fuzzing.md list them): off unless {@code -Dpg2lite.fuzz.disable=} (empty) turns everything
    * on. Remove a name here in the commit that fixes its defect.
    */
-  static final String OPEN_DEFECTS = "SLOT_LOSS"; // a DDL racing a new lineage's slot: docs/fuzzing.md, batch AX
+  static final String OPEN_DEFECTS = "";
   private static final Set<FuzzFeature> FEATURES = FuzzFeature.allExcept(
       System.getProperty("pg2lite.fuzz.disable", OPEN_DEFECTS));
   private static PostgresServer postgres15;

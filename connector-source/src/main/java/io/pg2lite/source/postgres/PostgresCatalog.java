@@ -70,6 +70,39 @@ public final class PostgresCatalog {
     }
   }
 
+  /**
+   * A digest of what decides which tables {@code publication} holds: its own catalog rows (its
+   * tables, column lists, row filters and schemas, by row version), and the tables and partitions
+   * it may take in by their existence (all permanent tables for {@code FOR ALL TABLES}, those of its
+   * schemas, and every partition link). Read with plain SQL, so in the transaction's snapshot:
+   * compared with the same digest read now it tells whether membership changed in between, which
+   * Postgres' own membership functions cannot (they read the catalogs as of now).
+   */
+  public String membershipFingerprint(String publication) throws SQLException {
+    boolean schemas = c.getMetaData().getDatabaseMajorVersion() >= 15; // FOR TABLES IN SCHEMA
+    String sql = "SELECT md5(coalesce(string_agg(x, ',' ORDER BY x), '')) FROM ("
+        + "SELECT 'p' || p.oid || ':' || p.xmin::text FROM pg_catalog.pg_publication p WHERE p.pubname = ? "
+        + "UNION ALL SELECT 'r' || r.oid || ':' || r.xmin::text FROM pg_catalog.pg_publication_rel r "
+        + "JOIN pg_catalog.pg_publication p ON p.oid = r.prpubid WHERE p.pubname = ? "
+        + (schemas ? "UNION ALL SELECT 'n' || n.oid || ':' || n.xmin::text FROM pg_catalog.pg_publication_namespace n "
+            + "JOIN pg_catalog.pg_publication p ON p.oid = n.pnpubid WHERE p.pubname = ? " : "")
+        + "UNION ALL SELECT 'c' || c.oid FROM pg_catalog.pg_class c JOIN pg_catalog.pg_publication p ON p.pubname = ? "
+        + "WHERE c.relkind IN ('r', 'p') AND c.relpersistence = 'p' AND (p.puballtables"
+        + (schemas ? " OR c.relnamespace IN (SELECT n.pnnspid FROM pg_catalog.pg_publication_namespace n "
+            + "WHERE n.pnpubid = p.oid)" : "") + ") "
+        + "UNION ALL SELECT 'i' || i.inhrelid || ':' || i.inhparent FROM pg_catalog.pg_inherits i) f(x)";
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      int n = schemas ? 4 : 3;
+      for (int i = 1; i <= n; i++) {
+        ps.setString(i, publication);
+      }
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getString(1);
+      }
+    }
+  }
+
   /** WAL bytes {@code slot} retains (current WAL position minus confirmed flush), or -1 without the slot. */
   public long slotLagBytes(String slot) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint "

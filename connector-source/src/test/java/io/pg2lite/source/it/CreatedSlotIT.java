@@ -1,6 +1,7 @@
 package io.pg2lite.source.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.watermark.Lsn;
@@ -31,13 +32,7 @@ class CreatedSlotIT {
     PostgresServer server = stack.postgres();
     try (TestDatabase db = server.newDatabase("created_slot")) {
       db.execute("CREATE TABLE t (id int PRIMARY KEY, a text)", "CREATE PUBLICATION created_slot_pub FOR TABLE t");
-      try (CreatedSlot slot = CreatedSlot.create(extra -> {
-        Properties p = new Properties();
-        p.setProperty("user", server.user());
-        p.setProperty("password", server.password());
-        p.putAll(extra);
-        return DriverManager.getConnection(db.jdbcUrl(), p);
-      }, "created_slot_s")) {
+      try (CreatedSlot slot = CreatedSlot.create(extra -> connect(server, db, extra), "created_slot_s")) {
         assertEquals(List.of("false"), db.queryColumn("SELECT active::text FROM pg_replication_slots WHERE slot_name = "
             + "'created_slot_s'"), "a replication session may open on it at once: the walsender let go of it");
         db.execute("ALTER TABLE t ADD COLUMN b int", "ALTER TABLE t RENAME COLUMN a TO a2");
@@ -47,11 +42,53 @@ class CreatedSlotIT {
         assertEquals(List.of("id", "a"), columns(new PostgresCatalog(slot.snapshot()), "the slot's snapshot"));
         try (Connection now = db.connect()) {
           assertEquals(List.of("id", "a2", "b"), columns(new PostgresCatalog(now), "a connection of its own"));
+          assertEquals(new PostgresCatalog(slot.snapshot()).membershipFingerprint("created_slot_pub"),
+              new PostgresCatalog(now).membershipFingerprint("created_slot_pub"), "columns are not membership");
         }
       }
       assertEquals(List.of("created_slot_s"), db.slots(), "the slot outlives its snapshot and walsender");
       db.dropSlot("created_slot_s");
     }
+  }
+
+  /**
+   * What the snapshot cannot hold: Postgres reads a publication's tables as of now, so a table
+   * added in the snapshot's lifetime is in the schema read there. The membership digest, read
+   * with plain SQL, tells the snapshot from now: the start-up then creates the slot again.
+   */
+  @Test
+  void aMembershipChangeAfterTheConsistentPointShowsInTheDigestAndNotInTheSchemaRead(TestStack stack)
+      throws Exception {
+    PostgresServer server = stack.postgres();
+    try (TestDatabase db = server.newDatabase("created_slot_m")) {
+      db.execute("CREATE TABLE t (id int PRIMARY KEY)", "CREATE TABLE u (id int PRIMARY KEY)",
+          "CREATE TABLE w (id int PRIMARY KEY)", "CREATE PUBLICATION created_slot_pub FOR TABLE t",
+          "CREATE PUBLICATION all_pub FOR ALL TABLES");
+      try (CreatedSlot slot = CreatedSlot.create(extra -> connect(server, db, extra), "created_slot_m")) {
+        PostgresCatalog then = new PostgresCatalog(slot.snapshot());
+        String pubThen = then.membershipFingerprint("created_slot_pub");
+        String allThen = then.membershipFingerprint("all_pub");
+        db.execute("ALTER PUBLICATION created_slot_pub ADD TABLE u", "DROP TABLE w");
+        try (Connection c = db.connect()) {
+          PostgresCatalog now = new PostgresCatalog(c);
+          assertEquals(2, then.publishedSchemaQueried("created_slot_pub").tables().size(),
+              "the snapshot's read sees the table added since: why the digest is needed");
+          assertNotEquals(pubThen, now.membershipFingerprint("created_slot_pub"), "a table added to the publication");
+          assertNotEquals(allThen, now.membershipFingerprint("all_pub"), "a table of FOR ALL TABLES dropped");
+          assertEquals(pubThen, then.membershipFingerprint("created_slot_pub"), "the snapshot's digest is stable");
+        }
+      }
+      db.dropSlot("created_slot_m");
+    }
+  }
+
+  private static Connection connect(PostgresServer server, TestDatabase db, java.util.Map<String, String> extra)
+      throws java.sql.SQLException {
+    Properties p = new Properties();
+    p.setProperty("user", server.user());
+    p.setProperty("password", server.password());
+    p.putAll(extra);
+    return DriverManager.getConnection(db.jdbcUrl(), p);
   }
 
   private static List<String> columns(PostgresCatalog catalog, String where) throws Exception {
