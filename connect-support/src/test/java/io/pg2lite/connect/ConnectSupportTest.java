@@ -25,12 +25,12 @@ class ConnectSupportTest {
   void aThrottledReadingAsksItsSourceAtMostOncePerInterval() {
     AtomicLong now = new AtomicLong(123);
     AtomicLong reads = new AtomicLong();
-    ThrottledReading r = new ThrottledReading(reads::incrementAndGet, now::get, 5_000);
-    assertEquals(1, r.get());
+    ThrottledReading<Long> r = new ThrottledReading<>(reads::incrementAndGet, now::get, 5_000);
+    assertEquals(1L, r.get());
     now.addAndGet(5_000);
-    assertEquals(1, r.get(), "within the interval: the last value");
+    assertEquals(1L, r.get(), "within the interval: the last value");
     now.addAndGet(1);
-    assertEquals(2, r.get());
+    assertEquals(2L, r.get());
   }
 
   @Test

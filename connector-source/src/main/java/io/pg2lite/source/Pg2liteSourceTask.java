@@ -170,8 +170,7 @@ public class Pg2liteSourceTask extends SourceTask {
         multiplexer = mux;
         stream = upstream;
         if (metrics == null) {
-          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slotLagBytes(config),
-              () -> streams.slotStatus(config));
+          metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slot(config));
         }
         if (state.newLineage() != null) {
           metrics.newLineage(state.newLineage());

@@ -11,6 +11,7 @@ import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.source.debezium.DebeziumPositions;
 import io.pg2lite.source.debezium.DecoderSession;
 import io.pg2lite.source.kafka.ChangeLogTopic;
+import io.pg2lite.source.metrics.SlotReading;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.replication.HealingReplicationStream;
@@ -79,28 +80,14 @@ final class PostgresKafkaWiring implements SourceWiring {
         .holdUntilCommitAtOrAbove(state.backfillHold()).openInBackground();
   }
 
-  /** A short connection per reading (the metric reads at most one every 5 s). */
+  /** A short connection per reading (the metrics read at most one every 5 s). */
   @Override
-  public String slotStatus(SourceConfig config) {
+  public SlotReading slot(SourceConfig config) {
     try (Connection c = postgres(config).connect()) {
       PostgresCatalog.SlotState slot = new PostgresCatalog(c).slot(config.slot);
-      if (slot == null) {
-        return "missing";
-      }
-      return slot.invalidated() ? "lost" + (slot.invalidationReason() == null ? "" : " (" + slot.invalidationReason()
-          + ")") : String.valueOf(slot.walStatus());
+      return slot == null ? SlotReading.MISSING : new SlotReading(slot.lagBytes(), slot.status());
     } catch (SQLException | RuntimeException e) {
-      return "unknown";
-    }
-  }
-
-  /** A short connection per reading (the metric reads at most one every 5 s). */
-  @Override
-  public long slotLagBytes(SourceConfig config) {
-    try (Connection c = postgres(config).connect()) {
-      return new PostgresCatalog(c).slotLagBytes(config.slot);
-    } catch (SQLException | RuntimeException e) {
-      return -1;
+      return SlotReading.UNKNOWN;
     }
   }
 

@@ -2,6 +2,7 @@ package io.pg2lite.source;
 
 import io.pg2lite.backfill.BackfillStream;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.metrics.SlotReading;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.SourcePosition;
 import java.util.Map;
@@ -36,16 +37,8 @@ interface SourceWiring {
   /** The backfill stream resuming the backfills stored in {@code state}'s position. */
   BackfillStream backfill(SourceConfig config, SourceStartup.State state, LongSupplier clockMillis);
 
-  /** WAL bytes the slot retains, for the metric; -1 when it cannot be read. */
-  long slotLagBytes(SourceConfig config);
-
-  /**
-   * The slot's state, for the metric: its {@code wal_status} (reserved, extended, unreserved),
-   * "lost (reason)" once Postgres invalidated it, "missing", or "unknown" when it cannot be read.
-   */
-  default String slotStatus(SourceConfig config) {
-    return "unknown";
-  }
+  /** The slot as the metrics show it; {@link SlotReading#UNKNOWN} when it cannot be read. */
+  SlotReading slot(SourceConfig config);
 
   /**
    * Releases what the wiring keeps for the task's life (the TLS files of

@@ -27,6 +27,7 @@ import io.pg2lite.protocol.watermark.Lsn;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.protocol.parts.PartJoiner;
 import io.pg2lite.source.config.SourceConfig;
+import io.pg2lite.source.metrics.SlotReading;
 import io.pg2lite.source.kafka.RecordLimit;
 import io.pg2lite.source.kafka.SchemaHistory;
 import io.pg2lite.source.lineage.LineageLost;
@@ -146,8 +147,8 @@ class Pg2liteSourceTaskTest {
     }
 
     @Override
-    public long slotLagBytes(SourceConfig config) {
-      return -1;
+    public SlotReading slot(SourceConfig config) {
+      return SlotReading.UNKNOWN;
     }
 
     @Override

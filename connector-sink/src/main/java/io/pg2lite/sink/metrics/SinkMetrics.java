@@ -15,18 +15,18 @@ import org.slf4j.LoggerFactory;
  */
 public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private static final Logger LOG = LoggerFactory.getLogger(SinkMetrics.class);
-  private final ThrottledReading logEnd;
+  private final ThrottledReading<Long> logEnd;
   private volatile String watermark = "";
   private volatile long offset = -1;
   private final BackfillProgress backfills = new BackfillProgress();
   private volatile SnapshotFigures snapshots = SnapshotFigures.NONE;
-  private volatile ThrottledReading oldestRestorable = new ThrottledReading(() -> -1);
+  private volatile ThrottledReading<Long> oldestRestorable = ThrottledReading.ofLong(() -> -1);
   private volatile LongSupplier fullSince = () -> -1;
-  private volatile ThrottledReading freeBytes = new ThrottledReading(() -> -1);
+  private volatile ThrottledReading<Long> freeBytes = ThrottledReading.ofLong(() -> -1);
   private volatile LineageFigures lineage = LineageFigures.NONE;
 
   private SinkMetrics(LongSupplier logEnd) {
-    this.logEnd = new ThrottledReading(logEnd);
+    this.logEnd = ThrottledReading.ofLong(logEnd);
   }
 
   /** One message applied (not yet committed: a progress view, not a position). */
@@ -47,7 +47,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   /** Where the snapshot figures come from once the replica is open; {@link SnapshotFigures#NONE} before. */
   public void snapshots(SnapshotFigures figures) {
     snapshots = figures;
-    oldestRestorable = new ThrottledReading(figures::oldestRestorable);
+    oldestRestorable = ThrottledReading.ofLong(figures::oldestRestorable);
   }
 
   @Override
@@ -86,7 +86,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
    */
   public void replicaSpace(LongSupplier fullSinceMs, LongSupplier usableBytes) {
     fullSince = fullSinceMs;
-    freeBytes = new ThrottledReading(usableBytes);
+    freeBytes = ThrottledReading.ofLong(usableBytes);
   }
 
   @Override

@@ -8,6 +8,7 @@ import io.pg2lite.protocol.progress.BackfillProgress;
 import io.pg2lite.source.transaction.Emitted;
 import java.time.Instant;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 import javax.management.ObjectName;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,27 +20,23 @@ import org.slf4j.LoggerFactory;
 public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBean {
   private static final Logger LOG = LoggerFactory.getLogger(SourceMetrics.class);
 
-  private final ThrottledReading slotLag;
-  private final java.util.function.Supplier<String> slotStatus;
-  private volatile String slotStatusRead = "unknown";
-  private volatile long slotStatusReadAt;
+  /** Lag and status come from one query, read at most every 5 s. */
+  private final ThrottledReading<SlotReading> slot;
   private volatile long newLineages;
   private volatile String lastNewLineage = "";
-  private volatile java.util.function.Supplier<String> ddlDetection = () -> "";
+  private volatile Supplier<String> ddlDetection = () -> "";
   private volatile LongSupplier lastCatalogCheck = () -> -1;
   private volatile String lastCommit = "";
   private final BackfillProgress backfills = new BackfillProgress();
   private Instant currentCommitTime;
 
-  private SourceMetrics(LongSupplier slotLag, java.util.function.Supplier<String> slotStatus) {
-    this.slotLag = new ThrottledReading(slotLag);
-    this.slotStatus = slotStatus;
+  private SourceMetrics(Supplier<SlotReading> slot) {
+    this.slot = new ThrottledReading<>(slot);
   }
 
   /** Registers the MBean (replacing a stale one of a previous task instance). */
-  public static SourceMetrics register(String connector, String slot, LongSupplier slotLag,
-      java.util.function.Supplier<String> slotStatus) {
-    return register(new SourceMetrics(slotLag, slotStatus), "io.pg2lite:type=source,connector="
+  public static SourceMetrics register(String connector, String slot, Supplier<SlotReading> reading) {
+    return register(new SourceMetrics(reading), "io.pg2lite:type=source,connector="
         + ObjectName.quote(connector) + ",slot=" + ObjectName.quote(slot), LOG);
   }
 
@@ -51,12 +48,7 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
 
   @Override
   public String getSlotStatus() {
-    long now = System.nanoTime();
-    if (slotStatusReadAt == 0 || now - slotStatusReadAt > ThrottledReading.DEFAULT_INTERVAL_NANOS) {
-      slotStatusReadAt = now;
-      slotStatusRead = slotStatus.get();
-    }
-    return slotStatusRead;
+    return slot.get().status();
   }
 
   @Override
@@ -120,6 +112,6 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
 
   @Override
   public long getSlotLagBytes() {
-    return slotLag.get();
+    return slot.get().lagBytes();
   }
 }

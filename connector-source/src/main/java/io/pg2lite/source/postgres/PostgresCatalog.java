@@ -33,12 +33,23 @@ public final class PostgresCatalog {
    *     on 16 for a slot invalidated by a conflict with recovery; null for a valid slot (and on 15,
    *     where only {@code wal_status = lost} tells)
    * @param maxSlotWalKeepSize the server's {@code max_slot_wal_keep_size}, as it prints it
+   * @param lagBytes the WAL the slot holds back: the server's WAL position (its replay position on
+   *     a standby) minus the slot's confirmed flush; -1 when the slot has confirmed nothing
    */
   public record SlotState(String plugin, String database, Lsn confirmedFlush, boolean active, String walStatus,
-      String invalidationReason, String maxSlotWalKeepSize) {
+      String invalidationReason, String maxSlotWalKeepSize, long lagBytes) {
     /** Postgres can no longer decode from this slot: it only can be dropped. */
     public boolean invalidated() {
       return "lost".equals(walStatus) || invalidationReason != null;
+    }
+
+    /**
+     * For the metric: its {@code wal_status} (reserved, extended, unreserved), or "lost (reason)"
+     * once Postgres invalidated it.
+     */
+    public String status() {
+      return invalidated() ? "lost" + (invalidationReason == null ? "" : " (" + invalidationReason + ")")
+          : String.valueOf(walStatus);
     }
   }
 
@@ -48,8 +59,9 @@ public final class PostgresCatalog {
     String reason = version >= 17 ? "invalidation_reason"
         : version >= 16 ? "CASE WHEN conflicting THEN 'conflicting' END" : "NULL::text";
     try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, confirmed_flush_lsn::text, active, "
-        + "wal_status, " + reason + ", current_setting('max_slot_wal_keep_size') "
-        + "FROM pg_replication_slots WHERE slot_name = ?")) {
+        + "wal_status, " + reason + ", current_setting('max_slot_wal_keep_size'), "
+        + "(CASE WHEN pg_is_in_recovery() THEN pg_last_wal_replay_lsn() ELSE pg_current_wal_lsn() END "
+        + "- confirmed_flush_lsn)::bigint FROM pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
@@ -57,7 +69,8 @@ public final class PostgresCatalog {
         }
         String flush = rs.getString(3);
         return new SlotState(rs.getString(1), rs.getString(2), flush == null ? null : Lsn.parse(flush),
-            rs.getBoolean(4), rs.getString(5), rs.getString(6), rs.getString(7));
+            rs.getBoolean(4), rs.getString(5), rs.getString(6), rs.getString(7),
+            rs.getObject(8) == null ? -1 : rs.getLong(8));
       }
     }
   }
@@ -99,17 +112,6 @@ public final class PostgresCatalog {
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();
         return rs.getString(1);
-      }
-    }
-  }
-
-  /** WAL bytes {@code slot} retains (current WAL position minus confirmed flush), or -1 without the slot. */
-  public long slotLagBytes(String slot) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT (pg_current_wal_lsn() - confirmed_flush_lsn)::bigint "
-        + "FROM pg_replication_slots WHERE slot_name = ?")) {
-      ps.setString(1, slot);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : -1;
       }
     }
   }

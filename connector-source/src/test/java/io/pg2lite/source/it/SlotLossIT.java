@@ -42,6 +42,8 @@ class SlotLossIT {
           "validate() names the lost slot: " + errors);
       Await.until("the metric shows the slot lost", Duration.ofSeconds(20),
           () -> slotStatus(f).equals("lost (wal_removed)"));
+      long lag = (Long) attribute(f, "SlotLagBytes"); // read with the status, by the same query
+      assertTrue(lag > (1L << 20), "the lost slot was behind more than max_slot_wal_keep_size: " + lag);
 
       long resumed = System.nanoTime();
       stack.connect().rest().resume(f.name);
@@ -79,6 +81,8 @@ class SlotLossIT {
       assertTrue(stack.connect().rest().status(f.name).isRunning(), "no person was needed");
       assertEquals(1L, attribute(f, "NewLineages"));
       assertTrue(slotStatus(f).equals("reserved") || slotStatus(f).equals("extended"), slotStatus(f));
+      long lag = (Long) attribute(f, "SlotLagBytes");
+      assertTrue(lag >= 0 && lag < (16L << 20), "the new slot streams: " + lag);
     }
   }
 

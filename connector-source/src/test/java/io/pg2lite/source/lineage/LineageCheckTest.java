@@ -25,7 +25,7 @@ class LineageCheckTest {
   private final LineageCheck auto = new LineageCheck("s", "log", true);
 
   private static SlotState slot(String confirmed, String walStatus, String reason) {
-    return new SlotState("pgoutput", "db", Lsn.parse(confirmed), false, walStatus, reason, "16MB");
+    return new SlotState("pgoutput", "db", Lsn.parse(confirmed), false, walStatus, reason, "16MB", 0);
   }
 
   private static Optional<LogTail> tail(Watermark version, String commitLsn, long seq) {
