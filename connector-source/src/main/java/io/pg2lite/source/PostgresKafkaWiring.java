@@ -55,16 +55,25 @@ final class PostgresKafkaWiring implements SourceWiring {
       Supplier<Map<String, ?>> resumeOffset) {
     Healing healing = Healing.forRetries("The replication stream of slot " + config.slot, config.retryBackoffMaxMs,
         config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, STREAM_LOG).alsoTransient(DecoderSession::slotInUse);
-    ReplicationSession.Opener sessions = DecoderSession.opener(config, postgres(config));
-    SlotGuard guard = new SlotGuard(config.slot, postgres(config)::connect);
-    ReplicationSession.Opener checked = resumeAfter -> {
-      guard.check(resumeAfter); // a lost slot is named at once, never retried (SlotGuard)
-      return sessions.open(resumeAfter);
-    };
+    PostgresConnections postgres = postgres(config);
+    ReplicationSession.Opener sessions = DecoderSession.opener(config, postgres);
+    SlotGuard guard = new SlotGuard(config.slot, () -> {
+      try (Connection c = postgres.connect()) {
+        return new PostgresCatalog(c).slot(config.slot);
+      }
+    });
+    // A lost slot is named at once, never retried, and never silently replaced (SlotGuard).
+    ReplicationSession.Opener checked = guard.guarding(sessions, () -> lineageStart(resumeOffset.get()));
     return new HealingReplicationStream(config.slot, checked,
         DecoderSession.batchSize(config), config.heartbeatIntervalMs,
         () -> SourcePosition.commitLsnOf(storedOffset.get()), () -> SourcePosition.commitLsnOf(resumeOffset.get()),
         healing);
+  }
+
+  /** The LSN of the lineage's replica version (its slot's consistent point), or null without a position. */
+  private static Long lineageStart(Map<String, ?> offset) {
+    SourcePosition p = SourcePosition.fromOffset(offset);
+    return p == null ? null : p.replicaVersion().toLsn().value();
   }
 
   @Override

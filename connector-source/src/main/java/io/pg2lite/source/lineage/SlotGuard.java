@@ -1,9 +1,9 @@
 package io.pg2lite.source.lineage;
 
-import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresCatalog.SlotState;
-import java.sql.Connection;
+import io.pg2lite.source.replication.ReplicationSession;
 import java.sql.SQLException;
+import java.util.function.Supplier;
 
 /**
  * Looks at the slot before a replication session opens on it. Debezium, asked to stream from a
@@ -12,20 +12,47 @@ import java.sql.SQLException;
  * with a message that does not say so. Checked first, both are a {@link LineageLost} naming the
  * cause at once. Postgres ends the walsender of a slot it invalidates, so a slot lost while
  * streaming is found here too: the session fails, and the reopen that heals it checks first.
+ *
+ * <p>It looks again once the session is open ({@link #guarding}): Debezium creates a slot it does
+ * not find, so a slot dropped between the first look and the open would come back empty, created
+ * at that moment, and the session would silently skip everything in between (FuzzIT seed 3906,
+ * batch AY). Such a slot has confirmed beyond where the session starts.
  */
 public final class SlotGuard {
-  /** Opens a plain connection to the database. */
+  /** Reads the slot's state; null when it does not exist. */
   @FunctionalInterface
-  public interface Connector {
-    Connection connect() throws SQLException;
+  public interface Lookup {
+    SlotState slot() throws SQLException;
   }
 
   private final String slot;
-  private final Connector postgres;
+  private final Lookup lookup;
 
-  public SlotGuard(String slot, Connector postgres) {
+  public SlotGuard(String slot, Lookup lookup) {
     this.slot = slot;
-    this.postgres = postgres;
+    this.lookup = lookup;
+  }
+
+  /**
+   * {@code sessions}, with the slot looked at before each session opens and again once it is open
+   * (a session that fails the second look is closed).
+   *
+   * @param lineageStart the LSN of the lineage's replica version, where a session with no commit
+   *     to resume after starts (null when unknown)
+   */
+  public ReplicationSession.Opener guarding(ReplicationSession.Opener sessions, Supplier<Long> lineageStart) {
+    return resumeAfter -> {
+      Long from = resumeAfter != null ? resumeAfter : lineageStart.get();
+      check(from);
+      ReplicationSession session = sessions.open(resumeAfter);
+      try {
+        check(from);
+      } catch (SQLException | RuntimeException e) {
+        session.close();
+        throw e;
+      }
+      return session;
+    };
   }
 
   /**
@@ -36,10 +63,7 @@ public final class SlotGuard {
    * @throws SQLException when the slot cannot be looked at (transient: the caller heals it)
    */
   public void check(Long resumeAfter) throws SQLException {
-    SlotState state;
-    try (Connection c = postgres.connect()) {
-      state = new PostgresCatalog(c).slot(slot);
-    }
+    SlotState state = lookup.slot();
     if (state == null) {
       throw stopped(SlotLoss.missing(slot));
     }
