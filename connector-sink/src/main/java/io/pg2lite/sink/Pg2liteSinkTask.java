@@ -3,9 +3,12 @@ package io.pg2lite.sink;
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.connect.failure.Healing;
+import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.protocol.message.ChangeLogEntry;
+import io.pg2lite.sink.apply.LogContinuity;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.sink.lineage.ChangeLogRecord;
 import io.pg2lite.sink.lineage.LineageEvents;
 import io.pg2lite.sink.lineage.ReplicaLineages;
 import io.pg2lite.sink.metrics.SinkMetrics;
@@ -115,11 +118,9 @@ public class Pg2liteSinkTask extends SinkTask {
     rewound = false;
     for (TopicPartition tp : partitions) {
       if (state.isEmpty()) {
-        checkNotBehind(tp, 0L, state);
-        context.offset(tp, 0L); // a new replica replays the log from its beginning
+        context.offset(tp, startingPoint(tp, 0L, state)); // a new replica replays the log from its beginning
       } else if (tp.topic().equals(state.topic()) && tp.partition() == state.partition()) {
-        checkNotBehind(tp, state.offset() + 1, state);
-        context.offset(tp, state.offset() + 1);
+        context.offset(tp, startingPoint(tp, state.offset() + 1, state));
       } else {
         throw new ConnectException("replica holds the log of " + state.topic() + "-" + state.partition()
             + " but the connector reads " + tp + "; a replica follows one change log");
@@ -172,12 +173,39 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
-  /** The early too-far-behind check ({@link ChangeLogAdmin#requireOffset}), when an admin client is configured. */
-  private void checkNotBehind(TopicPartition tp, long next, ReplicaState state) {
-    if (admin != null) {
-      admin.requireOffset(tp, next, state.isEmpty() ? "a new replica replays the whole log"
-          : "after its last commit at watermark " + state.watermark(), restoreNote);
+  /**
+   * Where the reader starts: at {@code next}, the record the replica needs, when the topic still
+   * holds it (or when that cannot be told: no admin client; the records' sequence numbers then
+   * catch a gap). When it is gone, without {@code resync.auto} the task fails "too far behind"
+   * ({@link ChangeLogAdmin#requireOffset}); with it the replica is stranded
+   * ({@link ReplicaLineages#strand}) and the reader starts at the log start, where a new
+   * lineage's begin will be found.
+   */
+  private long startingPoint(TopicPartition tp, long next, ReplicaState state) {
+    if (admin == null) {
+      return next;
     }
+    String why = state.isEmpty() ? "a new replica replays the whole log"
+        : "after its last commit at watermark " + state.watermark();
+    if (!config.resyncAuto) {
+      admin.requireOffset(tp, next, why, restoreNote);
+      return next;
+    }
+    java.util.OptionalLong start;
+    try {
+      start = admin.logStart(tp);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new ConnectException("interrupted reading the log start of " + tp, e);
+    }
+    String version = state.isEmpty() ? admin.replicaVersion(tp).orElse(null) : state.replicaVersion();
+    if (start.isEmpty() || next >= start.getAsLong() || version == null) {
+      admin.requireOffset(tp, next, why, restoreNote); // a log whose every record is gone: nothing to wait for
+      return next;
+    }
+    lineage.strand("it needs " + tp + " from offset " + next + " (" + why + "), but the topic now starts at offset "
+        + start.getAsLong() + ": the records in between were deleted" + restoreNote, version);
+    return start.getAsLong();
   }
 
   /**
@@ -208,7 +236,7 @@ public class Pg2liteSinkTask extends SinkTask {
     try {
       for (SinkRecord r : records) {
         countUncommitted(SinkRecords.value(r));
-        ChangeLogEntry entry = lineage.accept(SinkRecords.of(r));
+        ChangeLogEntry entry = accept(SinkRecords.of(r));
         if (entry == null) {
           continue; // passed over, or a part of a split message: applied with its last part
         }
@@ -234,6 +262,25 @@ public class Pg2liteSinkTask extends SinkTask {
       full.committed();
     }
     metrics.batchApplied(applied, transactions, s.watermark(), s.offset(), lastCommitTime);
+  }
+
+  /**
+   * Hands one record to the lineages. A gap of deleted records, with {@code resync.auto}, strands
+   * the lineage the record belongs to instead of failing: the record is then taken again, passed
+   * over (or, from another lineage, looked at as such).
+   */
+  private ChangeLogEntry accept(ChangeLogRecord r) {
+    try {
+      return lineage.accept(r);
+    } catch (LogContinuity.LogGapException gap) {
+      if (!config.resyncAuto || !gap.recordsGone()) {
+        throw gap;
+      }
+      ReplicaState at = lineage.position();
+      lineage.strand(gap.gap(), r.replicaVersion() != null ? r.replicaVersion() : at.replicaVersion());
+      uncommittedSince = null;
+      return lineage.accept(r);
+    }
   }
 
   /**
@@ -273,7 +320,13 @@ public class Pg2liteSinkTask extends SinkTask {
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     ReplicaState state = lineage.position();
     Map<TopicPartition, OffsetAndMetadata> out = new HashMap<>();
-    if (!state.isEmpty()) {
+    java.util.Optional<StrandedReplica> stranded = lineage.strandedMark();
+    if (stranded.isPresent()) {
+      // Asks a source with resync.auto for a new lineage: the mark names the lineage that cannot go on.
+      for (TopicPartition tp : context.assignment()) {
+        out.put(tp, new OffsetAndMetadata(stranded.get().needs(), stranded.get().metadata()));
+      }
+    } else if (!state.isEmpty()) {
       out.put(new TopicPartition(state.topic(), state.partition()), new OffsetAndMetadata(state.offset() + 1));
     }
     return out;

@@ -75,6 +75,21 @@ public final class LogContinuity {
   /** A record that does not follow the last one the replica took. */
   public static final class LogGapException extends RuntimeException {
     private static final long serialVersionUID = 1L;
+    private final boolean recordsGone;
+    private final String gap;
+
+    /**
+     * True when records the replica needs are missing (deleted by retention, or the consumer moved
+     * past them): its lineage cannot go on in this log. False for records out of order.
+     */
+    public boolean recordsGone() {
+      return recordsGone;
+    }
+
+    /** The gap in a few words, without advice: which records are missing where. */
+    public String gap() {
+      return gap;
+    }
 
     LogGapException(String topic, int partition, long offset, long seq, long expected, long lastOffset) {
       super(seq > expected
@@ -88,6 +103,10 @@ public final class LogContinuity {
           : "change-log record " + topic + "-" + partition + "@" + offset + " is number " + seq
               + " but number " + expected + " was expected after offset " + lastOffset + ": the log has a second "
               + "writer, or records out of order; nothing of it was applied");
+      this.recordsGone = seq > expected;
+      this.gap = topic + "-" + partition + "@" + offset + " is change-log record number " + seq + ", but the replica "
+          + "needs number " + expected + (recordsGone ? ": the " + (seq - expected) + " records in between were "
+          + "deleted (retention, or the consumer was moved past them)" : "");
     }
   }
 }

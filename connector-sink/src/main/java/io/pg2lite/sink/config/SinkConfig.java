@@ -15,6 +15,7 @@ public final class SinkConfig {
   private static final String GROUP_REPLICA = "Replica";
   private static final String GROUP_FAULTS = "Faults";
   private static final String GROUP_SNAPSHOTS = "Snapshots";
+  private static final String GROUP_LINEAGE = "Lineage";
 
   public static final String REPLICA_PATH_CONFIG = "replica.path";
   private static final String REPLICA_PATH_DOC = "Path of the SQLite replica file (created if missing). One sink "
@@ -61,6 +62,16 @@ public final class SinkConfig {
   private static final String SNAPSHOT_KEEP_DOC = "How many snapshots of the change log the store keeps; each sink "
       + "deletes the older ones after publishing.";
 
+  public static final String RESYNC_AUTO_CONFIG = "resync.auto";
+  private static final String RESYNC_AUTO_DOC = "What the sink does when records its replica needs were deleted from "
+      + "the topic (retention shorter than an outage, kafka-delete-records) and no snapshot restored it: its lineage "
+      + "cannot go on. false (the default): the task fails \"replica too far behind\". true: the task keeps running, "
+      + "readers keep the replica as it is, it logs one error (then a warning every 5 minutes) and shows "
+      + "StrandedSince in its MBean, and its consumer group commits its position with a mark asking for a new "
+      + "lineage; a source connector with resync.auto=true starts one, and this sink builds the new replica beside "
+      + "the old one and swaps it in once every table is copied. Every replica of the change log rebuilds then. A new "
+      + "replica whose log lost its beginning asks the same way.";
+
   public static ConfigDef configDef() {
     ConfigDef def = new ConfigDef()
         .define(REPLICA_PATH_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(),
@@ -82,7 +93,9 @@ public final class SinkConfig {
         .define(SNAPSHOT_INTERVAL_CONFIG, Type.LONG, 3_600_000L, ConfigDef.Range.atLeast(1000), Importance.MEDIUM,
             SNAPSHOT_INTERVAL_DOC, GROUP_SNAPSHOTS, 2, Width.SHORT, "Snapshot interval")
         .define(SNAPSHOT_KEEP_CONFIG, Type.INT, 3, ConfigDef.Range.atLeast(1), Importance.LOW, SNAPSHOT_KEEP_DOC,
-            GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept");
+            GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept")
+        .define(RESYNC_AUTO_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, RESYNC_AUTO_DOC, GROUP_LINEAGE, 1,
+            Width.SHORT, "Ask for a new lineage");
     return RetrySettings.define(def, GROUP_FAULTS, "the replica locked by another process past "
         + BUSY_TIMEOUT_CONFIG, "Each retry rolls back what was not committed and reads again from the replica's offset. "
         + "A full replica (its disk, or " + MAX_SIZE_CONFIG + ") is retried the same way but without this limit: "
@@ -102,6 +115,8 @@ public final class SinkConfig {
   public final Path snapshotDir;
   public final long snapshotIntervalMs;
   public final int snapshotKeep;
+  /** Wait for a new lineage instead of failing when records the replica needs are gone. */
+  public final boolean resyncAuto;
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
 
@@ -121,6 +136,7 @@ public final class SinkConfig {
     snapshotDir = dir.isEmpty() ? null : Path.of(dir);
     snapshotIntervalMs = c.getLong(SNAPSHOT_INTERVAL_CONFIG);
     snapshotKeep = c.getInt(SNAPSHOT_KEEP_CONFIG);
+    resyncAuto = c.getBoolean(RESYNC_AUTO_CONFIG);
     if (snapshotDir != null && kafkaBootstrapServers.isEmpty()) {
       throw new org.apache.kafka.common.config.ConfigException(SNAPSHOT_DIR_CONFIG, dir, "snapshots need "
           + KAFKA_BOOTSTRAP_CONFIG + ": a restore checks that the topic still holds what follows a snapshot");

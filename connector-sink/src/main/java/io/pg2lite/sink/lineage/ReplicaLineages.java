@@ -82,6 +82,8 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
   private volatile String publishedVersion = "";
   private volatile String buildingVersion = "";
   private volatile Instant lastSwap;
+  /** The lineage being written cannot go on (records it needs are gone); null otherwise. */
+  private volatile Stranded stranded;
 
   private ReplicaLineages(Path path, ReplicaSettings settings, ReplicaFeed published, Seeker seeker,
       LineageEvents events) {
@@ -146,6 +148,14 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
     if (search != null) {
       return searching(r);
     }
+    Stranded s = stranded;
+    if (s != null) {
+      if (r.replicaVersion() == null || r.replicaVersion().equals(s.version())) {
+        s.remind(files.path().toString());
+        return null; // its lineage cannot go on: passed over until a new one begins
+      }
+      return foreign(r, writing(), s.version());
+    }
     ReplicaFeed feed = writing();
     String mine = writingVersion();
     if (r.replicaVersion() != null && mine != null && !r.replicaVersion().equals(mine)) {
@@ -179,6 +189,32 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
       }
     }
     moved();
+  }
+
+  /**
+   * The lineage being written cannot go on in this log ({@code resync.auto}): records it needs were
+   * deleted and no snapshot restored it. What is not committed is rolled back; from now on its
+   * records are passed over, the replica stays readable as it is, and {@link #strandedMark()} is
+   * what the consumer group commits to ask for a new lineage. A new lineage's begin ends it.
+   *
+   * @param version the lineage that cannot go on: the one being written, or for an empty replica
+   *     the one of the log it could not start
+   */
+  public void strand(String reason, String version) {
+    abort();
+    stranded = Stranded.begin(reason, version, position(), files.path().toString(), System::currentTimeMillis);
+  }
+
+  /** The mark the consumer group commits while stranded ({@link #strand}); empty otherwise. */
+  public Optional<io.pg2lite.connect.kafka.StrandedReplica> strandedMark() {
+    Stranded s = stranded;
+    return s == null ? Optional.empty() : Optional.of(s.mark());
+  }
+
+  @Override
+  public long strandedSince() {
+    Stranded s = stranded;
+    return s == null ? -1 : s.sinceMs();
   }
 
   /** Where the reader resumes: the build's last commit once it has one, else the published replica's. */
@@ -271,6 +307,7 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
           + "new lineage carries replica version '" + version + "', which is not a LexiVersion: it cannot name the "
           + "file the new replica is built in", null);
     }
+    stranded = null; // a new lineage follows; the one that could not go on is replaced
     if (build == null) {
       freezePublished();
     } else {

@@ -16,10 +16,17 @@ public interface LineageFigures {
   /** When a build last replaced the published replica, in this task's life; null before. */
   Instant lastSwap();
 
+  /**
+   * Since when (epoch ms) the replica cannot follow its lineage (records it needs were deleted)
+   * and waits for a new one ({@code resync.auto}); -1 when it follows.
+   */
+  long strandedSince();
+
   /** Not known yet (the replica not open). */
   LineageFigures NONE = new LineageFigures() {
     @Override public String replicaVersion() { return ""; }
     @Override public String buildingVersion() { return ""; }
     @Override public Instant lastSwap() { return null; }
+    @Override public long strandedSince() { return -1; }
   };
 }

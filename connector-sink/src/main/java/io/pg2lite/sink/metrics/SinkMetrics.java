@@ -115,6 +115,11 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   }
 
   @Override
+  public long getStrandedSince() {
+    return lineage.strandedSince();
+  }
+
+  @Override
   public String getLastLineageSwap() {
     Instant at = lineage.lastSwap();
     return at == null ? "" : at.toString();

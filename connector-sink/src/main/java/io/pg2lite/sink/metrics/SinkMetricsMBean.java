@@ -66,6 +66,12 @@ public interface SinkMetricsMBean extends FlowMBean {
   String getLastLineageSwap();
 
   /**
+   * Since when (epoch ms) the replica cannot follow its lineage, as records it needs were deleted
+   * from the topic, and waits for a new one ({@code resync.auto}); -1 while it follows. Alert on it.
+   */
+  long getStrandedSince();
+
+  /**
    * The copies under way as this replica applies them (what its readers see arrive), one per
    * table: rows of rows, rate, ETA; empty when none runs. A table being copied whole is complete
    * once it leaves this list ({@code _pg2lite.columns.backfill} is then null for all its columns).

@@ -40,9 +40,16 @@ class LineageSinkTaskTest {
   private final List<Pg2liteSinkTask> running = new ArrayList<>();
 
   private Pg2liteSinkTask start(String name) {
+    return start(name, Map.of());
+  }
+
+  private Pg2liteSinkTask start(String name, Map<String, String> extra) {
     Pg2liteSinkTask task = new Pg2liteSinkTask();
     task.initialize(context);
-    task.start(Map.of("name", name, "replica.path", dir.resolve("replica.db").toString()));
+    Map<String, String> props = new java.util.HashMap<>(extra);
+    props.put("name", name);
+    props.put("replica.path", dir.resolve("replica.db").toString());
+    task.start(props);
     task.open(List.of(TP));
     running.add(task);
     return task;
@@ -167,5 +174,55 @@ class LineageSinkTaskTest {
     assertEquals(V2, version(path));
     assertEquals(ReplicaFiles.sent(1, 9), ReplicaFiles.rows(path, "a"));
     assertEquals(newTopic.get(newTopic.size() - 1).offset() + 1, committedOffset(task));
+  }
+
+  /**
+   * Records the replica needs were deleted (retention) while it was behind; with resync.auto the
+   * task does not fail: the replica stays as it is, the group's offset asks for a new lineage, the
+   * rest of the old lineage is passed over, and the new lineage's begin builds a replica that is
+   * swapped in. Without resync.auto the same gap stops the task (LogContinuity).
+   */
+  @Test
+  void aReplicaWhoseRecordsWereDeletedWaitsForANewLineageWithResyncAuto() throws Exception {
+    Path path = dir.resolve("replica.db");
+    Pg2liteSinkTask task = start("stranded", Map.of("resync.auto", "true"));
+    LineageLog log = new LineageLog().firstStart(V1, "a").copy("a", 1, 3, true).insert("a", 4);
+    task.put(sink(log.records()));
+    long needs = committedOffset(task);
+
+    int done = log.size();
+    log.insert("a", 5).insert("a", 6).insert("a", 7);
+    List<ChangeLogRecord> after = log.from(done);
+    List<ChangeLogRecord> retained = after.subList(after.size() / 2, after.size()); // insert 5 deleted by retention
+    task.put(sink(retained));
+    assertEquals(range(1, 4), ids(path, "a"), "nothing after the gap is applied; the replica stays readable");
+    OffsetAndMetadata asked = task.preCommit(Map.of()).get(TP);
+    assertEquals(needs, asked.offset(), "the group's offset stays where the replica is");
+    assertEquals(new io.pg2lite.connect.kafka.StrandedReplica(V1, needs).metadata(), asked.metadata(),
+        "and asks for a new lineage");
+    assertTrue((Long) mbean("stranded", "StrandedSince") > 0);
+
+    done = log.size();
+    log.insert("a", 8).newLineage(V2, REASON, "a").copy("a", 1, 9, true);
+    task.put(sink(log.from(done)));
+    assertEquals(V2, version(path), "the new lineage is built and swapped in");
+    assertEquals(range(1, 9), ids(path, "a"));
+    assertEquals(-1L, mbean("stranded", "StrandedSince"));
+    OffsetAndMetadata after2 = task.preCommit(Map.of()).get(TP);
+    assertEquals("", after2.metadata(), "no mark once the replica follows again");
+    assertEquals(log.records().get(log.size() - 1).offset() + 1, after2.offset());
+  }
+
+  @Test
+  void withoutResyncAutoTheSameGapStopsTheTask() {
+    Pg2liteSinkTask task = start("gap-fails");
+    LineageLog log = new LineageLog().firstStart(V1, "a").copy("a", 1, 3, true).insert("a", 4);
+    task.put(sink(log.records()));
+    int done = log.size();
+    log.insert("a", 5).insert("a", 6);
+    List<ChangeLogRecord> after = log.from(done);
+    RuntimeException gap = org.junit.jupiter.api.Assertions.assertThrows(RuntimeException.class,
+        () -> task.put(sink(after.subList(after.size() / 2, after.size()))));
+    assertTrue(gap.getMessage().contains("replica too far behind"), gap.getMessage());
   }
 }

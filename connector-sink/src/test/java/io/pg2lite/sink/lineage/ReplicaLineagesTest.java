@@ -285,6 +285,30 @@ class ReplicaLineagesTest {
         + foreign.getMessage());
   }
 
+  /**
+   * A new replica on a log whose beginning was deleted (no snapshot): stranded on the log's
+   * lineage, it passes it over and asks for a new one; the new lineage's begin builds it.
+   */
+  @Test
+  void anEmptyReplicaStrandedOnATruncatedLogStartsWithTheNextLineage() throws Exception {
+    ReplicaLineages l = open();
+    LineageLog log = new LineageLog().firstStart(V1, "a").copy("a", 1, 3, true).insert("a", 4).insert("a", 5);
+    l.strand("the topic starts at offset 9: the records before were deleted", V1);
+    assertEquals(new io.pg2lite.connect.kafka.StrandedReplica(V1, 0), l.strandedMark().orElseThrow());
+    assertTrue(l.strandedSince() > 0);
+    List<ChangeLogRecord> all = log.records();
+    batch(l, all.subList(all.size() - 3, all.size())); // what the topic still holds of V1
+    assertTrue(l.position().isEmpty(), "the rest of V1 is passed over");
+    int done = log.size();
+    log.newLineage(V2, REASON, "a").copy("a", 1, 6, true);
+    batch(l, log.from(done));
+    assertEquals(V2, version(path));
+    assertEquals(range(1, 6), ids(path, "a"));
+    assertTrue(l.strandedMark().isEmpty());
+    assertEquals(-1, l.strandedSince());
+    assertEquals(List.of(), seeks, "the begin came in order: no search");
+  }
+
   /** A build of {@code version} left by a stopped task: {@code records} from its lineage's begin on, committed. */
   private void build(String version, List<ChangeLogRecord> records) throws Exception {
     ChangeLogRecord begin = records.get(0);
