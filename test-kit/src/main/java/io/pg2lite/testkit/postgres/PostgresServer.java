@@ -107,7 +107,38 @@ public final class PostgresServer implements AutoCloseable {
     return start(major, dedicated, Map.of());
   }
 
+  /**
+   * How often a start is tried when the port it chose answers with another server: zonky picks a
+   * free port, then starts the server on it, and another process (a second suite on the same
+   * machine) may take the port in between; our server then fails to bind and the check below
+   * meets the other one. A new attempt picks a new port.
+   */
+  private static final int PORT_ATTEMPTS = 3;
+
   private static PostgresServer start(int major, boolean dedicated, Map<String, String> settings)
+      throws IOException, SQLException {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return startOnce(major, dedicated, settings);
+      } catch (PortTaken e) {
+        if (attempt == PORT_ATTEMPTS) {
+          throw e;
+        }
+        System.out.println("pg2lite test stack: " + e.getMessage() + "; starting again on another port");
+      }
+    }
+  }
+
+  /** The port the embedded server was started on answers with another server. */
+  private static final class PortTaken extends IllegalStateException {
+    private static final long serialVersionUID = 1L;
+
+    PortTaken(String message) {
+      super(message);
+    }
+  }
+
+  private static PostgresServer startOnce(int major, boolean dedicated, Map<String, String> settings)
       throws IOException, SQLException {
     EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder();
     if (major != EXPECTED_MAJOR_VERSION) {
@@ -130,7 +161,7 @@ public final class PostgresServer implements AutoCloseable {
       String version = query(pg, "SELECT version()");
       String walLevel = query(pg, "SHOW wal_level");
       if (!version.startsWith("PostgreSQL " + major + ".") || !"logical".equals(walLevel)) {
-        throw new IllegalStateException("port " + pg.getPort() + " answers with " + version + ", wal_level="
+        throw new PortTaken("port " + pg.getPort() + " answers with " + version + ", wal_level="
             + walLevel + ": not the server just started (expected PostgreSQL " + major
             + " with wal_level=logical)");
       }
