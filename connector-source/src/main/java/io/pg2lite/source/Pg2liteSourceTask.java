@@ -8,6 +8,7 @@ import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.kafka.ChangeLogRecords;
 import io.pg2lite.source.kafka.KafkaCommitPolicy;
 import io.pg2lite.source.lineage.LineageLost;
+import io.pg2lite.source.lineage.StrandedWatch;
 import io.pg2lite.source.metrics.SourceMetrics;
 import io.pg2lite.source.multiplex.StreamMultiplexer;
 import io.pg2lite.source.replication.ReplicationEvent;
@@ -92,6 +93,10 @@ public class Pg2liteSourceTask extends SourceTask {
   private final AtomicLong written = new AtomicLong();
   /** Exactly-once: the commit of the Kafka transaction open when the lineage ended was requested. */
   private boolean endedTransactionCommitted;
+  /** With {@code resync.auto}: looks for replicas stranded on the lineage; null without. */
+  private StrandedWatch strandedWatch;
+  /** Why the next start-up must begin a new lineage although this one could go on; null otherwise. */
+  private String forcedNewLineage;
 
   /** The task Connect creates: Debezium, Postgres and Kafka for real, the system clock. */
   public Pg2liteSourceTask() {
@@ -124,6 +129,9 @@ public class Pg2liteSourceTask extends SourceTask {
       // The first attempt before Connect reports the task RUNNING, so that, as long as nothing is
       // down, RUNNING means the topics and the slot exist: a sink registered next validates its
       // topic, and a write made next is streamed rather than copied by the initial backfill.
+      if (config.resyncAuto) {
+        strandedWatch = new StrandedWatch(streams.strandedReplicas(config), config.resyncCheckIntervalMs, config.slot);
+      }
       startUp();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -146,7 +154,7 @@ public class Pg2liteSourceTask extends SourceTask {
     SourceStartup.State state = null;
     try {
       SourcePosition stored = SourcePosition.fromOffset(partition.stored(context.offsetStorageReader()));
-      state = streams.prepare(config, stored);
+      state = streams.prepare(config, stored, forcedNewLineage);
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
       upstream = streams.replication(config, () -> storedOfLineage(assembled.position()),
           () -> assembled.position().toOffset());
@@ -178,6 +186,10 @@ public class Pg2liteSourceTask extends SourceTask {
         metrics.ddlDetection(() -> assembled.detection().configName(), state.catalog()::lastCheck);
       }
       startUpHealing.succeeded();
+      forcedNewLineage = null;
+      if (strandedWatch != null) {
+        strandedWatch.following(state.position().replicaVersion().toString());
+      }
       return true;
     } catch (RuntimeException e) {
       if (mux != null) {
@@ -216,6 +228,12 @@ public class Pg2liteSourceTask extends SourceTask {
       return awaitWrittenBeforeNewLineage();
     }
     if (stream == null && !startUp()) {
+      return null;
+    }
+    String stranded = strandedWatch == null ? null : strandedWatch.take();
+    if (stranded != null) {
+      forcedNewLineage = stranded; // a replica cannot go on in this lineage: the next start-up begins one
+      lineageEnded(new LineageLost(stranded, "A replica of it lost records it needs and asked for a new lineage."));
       return null;
     }
     if (!TestHolds.admits(TestHolds.TRANSACTION, config.slot, assembler.changesOfOpenTransaction())) {
@@ -382,6 +400,9 @@ public class Pg2liteSourceTask extends SourceTask {
   public void stop() {
     synchronized (lifecycle) {
       stopped = true;
+      if (strandedWatch != null) {
+        strandedWatch.close();
+      }
       if (stream != null) {
         stream.close();
       }

@@ -16,6 +16,7 @@ import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.replication.HealingReplicationStream;
 import io.pg2lite.source.lineage.SlotGuard;
+import io.pg2lite.source.lineage.StrandedReplicas;
 import io.pg2lite.source.replication.ReplicationSession;
 import io.pg2lite.source.replication.ReplicationStream;
 import io.pg2lite.source.transaction.SourcePosition;
@@ -42,12 +43,13 @@ final class PostgresKafkaWiring implements SourceWiring {
   private boolean closed;
 
   @Override
-  public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
+  public SourceStartup.State prepare(SourceConfig config, SourcePosition stored, String forcedNewLineage) {
     ChangeLogTopic topic = new ChangeLogTopic(config.kafkaBootstrapServers, config.kafkaClientProps);
     topic.ensure(config.topic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.heartbeatTopic, config.createTopics, config.topicReplicationFactor);
     topic.ensure(config.schemaHistoryTopic, config.createTopics, config.topicReplicationFactor);
-    return new SourceStartup(config, postgres(config), new DebeziumPositions()).prepare(stored, topic);
+    return new SourceStartup(config, postgres(config), new DebeziumPositions()).prepare(stored, topic,
+        forcedNewLineage);
   }
 
   @Override
@@ -74,6 +76,12 @@ final class PostgresKafkaWiring implements SourceWiring {
   private static Long lineageStart(Map<String, ?> offset) {
     SourcePosition p = SourcePosition.fromOffset(offset);
     return p == null ? null : p.replicaVersion().toLsn().value();
+  }
+
+  @Override
+  public java.util.function.Function<String, java.util.Optional<String>> strandedReplicas(SourceConfig config) {
+    return new StrandedReplicas(new io.pg2lite.connect.kafka.ChangeLogPartition(config.kafkaBootstrapServers,
+        config.kafkaClientProps), config.topic)::look;
   }
 
   @Override

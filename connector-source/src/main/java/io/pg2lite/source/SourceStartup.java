@@ -111,7 +111,11 @@ final class SourceStartup {
     this.specs = new ProtocolSpecs(!config.requirePrimaryKey);
   }
 
-  State prepare(SourcePosition stored, ChangeLogTopic topic) {
+  /**
+   * @param forcedNewLineage why a new lineage must start although the lineage could go on (a
+   *     replica stranded on it, {@code resync.auto}); null when nothing forces one
+   */
+  State prepare(SourcePosition stored, ChangeLogTopic topic, String forcedNewLineage) {
     SchemaStartup schemas = new SchemaStartup(config);
     CatalogReader reader = null;
     try (Connection c = postgres.connect()) {
@@ -128,7 +132,7 @@ final class SourceStartup {
       List<Emitted> pending = new ArrayList<>();
       LineageCheck.Decision lineage = new LineageCheck(config.slot, config.topic, config.resyncAuto).decide(stored,
           catalog.slot(config.slot), stored == null ? null : positions.resumeLsn(stored.upstream()), tail,
-          tail.isPresent() ? -1 : topic.startOffset(config.topic));
+          tail.isPresent() ? -1 : topic.startOffset(config.topic), forcedNewLineage);
       boolean continues = lineage instanceof LineageCheck.Decision.Continue;
       NewSlot slot = continues ? null : establishSlot(catalog, lineage, schemas, detection);
       if (slot != null && slot.schema() != null) {

@@ -22,8 +22,17 @@ interface SourceWiring {
    * {@link SourceStartup} (catalog, publication, keys, slot, lineage, the records to write first).
    *
    * @param stored the position in Connect's offsets, or null on a first start
+   * @param forcedNewLineage why a new lineage must start although this one could go on, or null
    */
-  SourceStartup.State prepare(SourceConfig config, SourcePosition stored);
+  SourceStartup.State prepare(SourceConfig config, SourcePosition stored, String forcedNewLineage);
+
+  /**
+   * How the task looks for replicas stranded on its change log ({@code resync.auto}): for a
+   * replica version, why a new lineage is needed, or empty.
+   */
+  default java.util.function.Function<String, java.util.Optional<String>> strandedReplicas(SourceConfig config) {
+    return version -> java.util.Optional.empty();
+  }
 
   /**
    * The upstream replication stream, not yet started: sessions of the slot healed by one stream.

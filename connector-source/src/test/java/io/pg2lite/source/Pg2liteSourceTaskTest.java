@@ -119,7 +119,7 @@ class Pg2liteSourceTaskTest {
   /** Everything but the replication stream is what a restart after the first-start transaction finds. */
   private final SourceWiring streams = new SourceWiring() {
     @Override
-    public SourceStartup.State prepare(SourceConfig config, SourcePosition stored) {
+    public SourceStartup.State prepare(SourceConfig config, SourcePosition stored, String forcedNewLineage) {
       if (!prepareFailures.isEmpty()) {
         throw prepareFailures.poll();
       }

@@ -121,14 +121,77 @@ class ResyncIT {
     }
   }
 
-  /** A published table of ROWS 'old' rows and a second one; the source with resync.auto; a sink. */
+  /**
+   * Records a paused sink still needs are deleted from the topic ({@code kafka-delete-records},
+   * as a retention shorter than the pause would): with resync.auto on both connectors the sink
+   * waits instead of failing, its group's offset asks for a new lineage, the source starts one,
+   * and the replica is rebuilt and swapped in under a reader, with no person and no REST call
+   * but the pause and the resume.
+   */
+  @Test
+  void recordsDeletedPastAPausedSinkGetANewLineageWithoutAPerson(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "resync_gone")) {
+      Path replica = prepare(p, Map.of("resync.auto", "true"), Map.of("resync.check.interval.ms", "1000"));
+      String before = version(replica);
+      String sink = p.name + "-sink-a";
+      org.apache.kafka.common.TopicPartition tp = new org.apache.kafka.common.TopicPartition(p.topic, 0);
+      try (LineageReader reader = new LineageReader(replica)) {
+        Await.until("the reader reading", WAIT, () -> reader.reads.get() > 20);
+        p.worker.rest().pause(sink);
+        long end = endOffset(stack, tp);
+        p.db.execute("UPDATE t SET v = 'new'");
+        Await.until("the update in the change log", WAIT, () -> endOffset(stack, tp) >= end + ROWS);
+        long deletedTo = endOffset(stack, tp);
+        stack.kafka().admin().deleteRecords(Map.of(tp, org.apache.kafka.clients.admin.RecordsToDelete
+            .beforeOffset(deletedTo))).all().get();
+        p.db.execute("INSERT INTO u VALUES (51, 'after the deletion')"); // a record past the gap
+        p.worker.rest().resume(sink);
+        Await.until("the sink waiting for a new lineage, or already past it", WAIT,
+            () -> Pipeline.sinkMetric(sink, "StrandedSince") > 0 || !before.equals(versionOrNull(replica)));
+        assertTrue(p.worker.rest().status(sink).isRunning(), "the sink waits, RUNNING, instead of failing");
+        p.awaitReplicaEqualsPostgres(replica, "resync_gone_pub", "the new lineage swapped in");
+        Await.until("the reader saw the new lineage", WAIT, () -> reader.versions.size() == 2);
+        reader.assertClean(before);
+      }
+      assertEquals(-1L, Pipeline.sinkMetric(sink, "StrandedSince"));
+      assertTrue(p.worker.rest().status(p.name + "-source").isRunning(), "no person was needed");
+      p.db.execute("INSERT INTO t VALUES (" + (ROWS + 1) + ", 'new')");
+      p.awaitReplicaEqualsPostgres(replica, "resync_gone_pub", "a row after the swap, streamed");
+    }
+  }
+
+  private static long endOffset(TestStack stack, org.apache.kafka.common.TopicPartition tp) {
+    try {
+      return stack.kafka().admin().listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()
+          .get().get(tp).offset();
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  private static String versionOrNull(Path replica) {
+    try {
+      return version(replica);
+    } catch (SQLException | RuntimeException e) {
+      return null;
+    }
+  }
+
   private static Path prepare(Pipeline p, Map<String, String> sinkChanges) throws Exception {
+    return prepare(p, sinkChanges, Map.of());
+  }
+
+  /** A published table of ROWS 'old' rows and a second one; the source with resync.auto; a sink. */
+  private static Path prepare(Pipeline p, Map<String, String> sinkChanges, Map<String, String> sourceChanges)
+      throws Exception {
     p.db.execute("CREATE TABLE t (id bigint PRIMARY KEY, v text NOT NULL)",
         "CREATE TABLE u (id bigint PRIMARY KEY, w text)",
         "INSERT INTO t SELECT g, 'old' FROM generate_series(1, " + ROWS + ") g",
         "INSERT INTO u SELECT g, md5(g::text) FROM generate_series(1, 50) g",
         "CREATE PUBLICATION " + p.name + "_pub FOR TABLE t, u");
-    p.startSource(Map.of("resync.auto", "true"));
+    Map<String, String> source = new java.util.HashMap<>(sourceChanges);
+    source.put("resync.auto", "true");
+    p.startSource(source);
     Path replica = p.files.newFile("replica");
     p.startSink("a", replica, sinkChanges);
     p.awaitReplicaEqualsPostgres(replica, p.name + "_pub", "the first lineage");

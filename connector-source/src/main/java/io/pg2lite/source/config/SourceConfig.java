@@ -68,6 +68,12 @@ public final class SourceConfig {
   public static final String PUBLICATION_TABLES_CONFIG = "publication.tables";
   private static final String PUBLICATION_TABLES_DOC = "If the publication does not exist, create it FOR these "
       + "tables (schema.table, comma separated). Empty: the publication must exist.";
+  public static final String RESYNC_CHECK_INTERVAL_CONFIG = "resync.check.interval.ms";
+  private static final String RESYNC_CHECK_INTERVAL_DOC = "With resync.auto: how often the source looks for "
+      + "replicas stranded by records deleted from the topic (retention, kafka-delete-records): consumer groups with "
+      + "members whose committed offset on the change log carries a sink's (or follower's) mark asking for a new "
+      + "lineage of the current replica version, at an offset the topic no longer holds. Finding one starts a new "
+      + "lineage. Needs Describe on the cluster's consumer groups (ACLs).";
   public static final String RESYNC_AUTO_CONFIG = "resync.auto";
   private static final String RESYNC_AUTO_DOC = "What the source does when its change log cannot go on: its slot "
       + "invalidated by Postgres (max_slot_wal_keep_size, idle_replication_slot_timeout, ...) or dropped, the topic "
@@ -202,6 +208,8 @@ public final class SourceConfig {
             GROUP_REPLICATION, 4, Width.SHORT, "Replica identity policy")
         .define(RESYNC_AUTO_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, RESYNC_AUTO_DOC, GROUP_REPLICATION, 8,
             Width.SHORT, "Resync by itself")
+        .define(RESYNC_CHECK_INTERVAL_CONFIG, Type.LONG, 30_000L, ConfigDef.Range.atLeast(1000), Importance.LOW,
+            RESYNC_CHECK_INTERVAL_DOC, GROUP_REPLICATION, 9, Width.SHORT, "Stranded replicas check interval")
         .define(HEARTBEAT_INTERVAL_CONFIG, Type.LONG, HEARTBEAT_INTERVAL_DEFAULT, ConfigDef.Range.atLeast(0),
             Importance.LOW, HEARTBEAT_INTERVAL_DOC, GROUP_REPLICATION, 5, Width.SHORT, "Heartbeat interval")
         .define(DDL_DETECTION_CONFIG, Type.STRING, DDL_DETECTION_DEFAULT,
@@ -262,6 +270,8 @@ public final class SourceConfig {
   public final boolean requirePrimaryKey;
   /** {@code resync.auto}: start a new lineage by itself when the old one cannot go on. */
   public final boolean resyncAuto;
+  /** How often a source with {@link #resyncAuto} looks for stranded replicas. */
+  public final long resyncCheckIntervalMs;
   public final long heartbeatIntervalMs;
   /** Whether the slot is read through Debezium's decoder ({@code decoder}) rather than its whole task. */
   public final String topic;
@@ -310,6 +320,7 @@ public final class SourceConfig {
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
     requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
     resyncAuto = c.getBoolean(RESYNC_AUTO_CONFIG);
+    resyncCheckIntervalMs = c.getLong(RESYNC_CHECK_INTERVAL_CONFIG);
     heartbeatIntervalMs = c.getLong(HEARTBEAT_INTERVAL_CONFIG);
     retryTimeoutMs = c.getLong(RETRY_TIMEOUT_CONFIG);
     retryBackoffMaxMs = c.getLong(RETRY_BACKOFF_MAX_CONFIG);

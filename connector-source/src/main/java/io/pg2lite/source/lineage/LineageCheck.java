@@ -59,6 +59,15 @@ public final class LineageCheck {
    */
   public Decision decide(SourcePosition stored, SlotState state, Lsn stamped, Optional<LogTail> tail,
       long topicStart) {
+    return decide(stored, state, stamped, tail, topicStart, null);
+  }
+
+  /**
+   * As {@link #decide(SourcePosition, SlotState, Lsn, Optional, long)}; a lineage that could go on
+   * still ends when {@code forced} says why (a replica stranded on it, found with resync.auto).
+   */
+  public Decision decide(SourcePosition stored, SlotState state, Lsn stamped, Optional<LogTail> tail,
+      long topicStart, String forced) {
     if (stored == null) {
       return withoutOffsets(state, tail);
     }
@@ -89,6 +98,9 @@ public final class LineageCheck {
       return lost("topic " + topic + " ends in replica version " + tail.get().replicaVersion() + ", not in this "
           + "connector's " + version + ": the topic was deleted and written by another source", "The replicas cannot "
           + "catch up from it.", version, true);
+    }
+    if (forced != null && resyncAuto) {
+      return new Decision.NewLineage(version, forced, true);
     }
     return new Decision.Continue();
   }

@@ -109,4 +109,17 @@ class LineageCheckTest {
         tail(Watermark.fromLsn(fresh), "0/9000", 12), -1);
     assertEquals(new Decision.FirstStart(fresh, false), d);
   }
+
+  /** A replica stranded on a healthy lineage: with resync.auto a new one starts, dropping the slot. */
+  @Test
+  void aForcedReasonEndsALineageThatCouldGoOnOnlyWithResyncAuto() {
+    String why = "consumer group connect-r is stranded";
+    Decision d = auto.decide(POSITION, slot("0/4000", "reserved", null), STORED, tail(V, "0/5000", 9), -1, why);
+    Decision.NewLineage n = assertInstanceOf(Decision.NewLineage.class, d);
+    assertEquals(V, n.previous());
+    assertEquals(why, n.reason());
+    assertTrue(n.dropSlot());
+    assertInstanceOf(Decision.Continue.class, manual.decide(POSITION, slot("0/4000", "reserved", null), STORED,
+        tail(V, "0/5000", 9), -1, why));
+  }
 }
