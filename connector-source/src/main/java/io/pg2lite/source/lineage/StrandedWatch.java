@@ -11,13 +11,16 @@ import java.util.function.Function;
  * that the Admin calls never slow the task's poll: the task asks {@link #take()} between reads. A
  * finding is kept only for the lineage it was made for: once the task follows another lineage
  * ({@link #following}), a finding about the old one is dropped, so one stranded replica starts at
- * most one new lineage.
+ * most one new lineage. That holds for a look still running when the lineage changes too: its
+ * finding is dropped when it ends, and the next look is at the new lineage (kept otherwise, it
+ * would stop every look until the task's next start-up).
  */
 public final class StrandedWatch implements AutoCloseable {
   private final ScheduledExecutorService timer;
   private final Function<String, Optional<String>> look;
-  private volatile String version;
-  private volatile Finding found;
+  /** The lineage followed and what was found about it; guarded by {@code this}. */
+  private String version;
+  private Finding found;
 
   private record Finding(String version, String reason) {}
 
@@ -36,30 +39,34 @@ public final class StrandedWatch implements AutoCloseable {
   }
 
   /** The task now writes lineage {@code replicaVersion}: what is looked for from now on. */
-  public void following(String replicaVersion) {
+  public synchronized void following(String replicaVersion) {
     version = replicaVersion;
-    Finding f = found;
-    if (f != null && !f.version().equals(replicaVersion)) {
+    if (found != null && !found.version().equals(replicaVersion)) {
       found = null;
     }
   }
 
   /** The reason a new lineage is needed for the lineage followed, once; null when none was found. */
-  public String take() {
+  public synchronized String take() {
     Finding f = found;
-    if (f == null || !f.version().equals(version)) {
-      return null;
-    }
     found = null;
-    return f.reason();
+    return f == null ? null : f.reason();
   }
 
   private void lookNow() {
-    String v = version;
-    if (v == null || found != null) {
-      return;
+    String v;
+    synchronized (this) {
+      if (version == null || found != null) {
+        return;
+      }
+      v = version;
     }
-    look.apply(v).ifPresent(reason -> found = new Finding(v, reason));
+    Optional<String> reason = look.apply(v); // Admin calls: not under the lock the task's poll takes
+    synchronized (this) {
+      if (reason.isPresent() && v.equals(version)) {
+        found = new Finding(v, reason.get());
+      }
+    }
   }
 
   @Override
