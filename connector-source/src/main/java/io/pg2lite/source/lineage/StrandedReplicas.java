@@ -9,14 +9,18 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.admin.ConsumerGroupListing;
+import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsResult;
 import org.apache.kafka.clients.admin.ListConsumerGroupOffsetsSpec;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.slf4j.Logger;
@@ -81,11 +85,8 @@ public final class StrandedReplicas {
       return Optional.empty();
     } catch (ExecutionException | TimeoutException | RuntimeException e) {
       Throwable cause = e instanceof ExecutionException ? e.getCause() : e;
-      if (cause instanceof AuthorizationException && !deniedSaid) {
-        deniedSaid = true;
-        LOG.warn("resync.auto cannot look for stranded replicas on {}: {}. Allow the source's principal Describe on "
-            + "the cluster's consumer groups (and Describe of their offsets), or replicas that lost records to "
-            + "retention wait for a resync by hand", tp, cause.getMessage());
+      if (cause instanceof AuthorizationException) {
+        sayDenied(cause.getMessage());
       } else {
         LOG.debug("Cannot look for stranded replicas on {} now", tp, e);
       }
@@ -93,31 +94,76 @@ public final class StrandedReplicas {
     }
   }
 
-  /** The groups with their members and their committed offset on the change log (one batched fetch). */
+  private void sayDenied(String what) {
+    if (!deniedSaid) {
+      deniedSaid = true;
+      LOG.warn("resync.auto cannot read every consumer group's offsets on {}: {}. A replica in a group the source "
+          + "may not read waits for a resync by hand when it loses records to retention. Allow the source's "
+          + "principal (its kafka.* settings) Describe on those groups, e.g. a prefixed ACL on connect- for "
+          + "Connect's sink groups; Kafka lists only the groups a principal may Describe", tp, what);
+    }
+  }
+
+  /**
+   * The groups with members and their committed offset on the change log (one batched fetch). A
+   * group that does not answer is left out of this look rather than failing it: one group the
+   * source may not Describe (listed because it may Describe the cluster), or deleted since the
+   * list, must not hide the others.
+   */
   private List<Group> groups() throws ExecutionException, InterruptedException, TimeoutException {
-    long timeout = ChangeLogPartition.TIMEOUT_MS;
+    long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(ChangeLogPartition.TIMEOUT_MS);
     try (Admin admin = Admin.create(log.clientProps())) {
-      List<String> ids = admin.listConsumerGroups().all().get(timeout, TimeUnit.MILLISECONDS).stream()
-          .map(ConsumerGroupListing::groupId).toList();
+      List<String> ids = admin.listConsumerGroups().all().get(ChangeLogPartition.TIMEOUT_MS, TimeUnit.MILLISECONDS)
+          .stream().map(ConsumerGroupListing::groupId).toList();
       if (ids.isEmpty()) {
         return List.of();
       }
-      Map<String, ConsumerGroupDescription> described = admin.describeConsumerGroups(ids).all()
-          .get(timeout, TimeUnit.MILLISECONDS);
+      Set<String> denied = new TreeSet<>();
+      Map<String, ConsumerGroupDescription> described = answered(admin.describeConsumerGroups(ids).describedGroups(),
+          deadline, denied);
       List<String> withMembers = ids.stream().filter(id -> described.containsKey(id)
           && !described.get(id).members().isEmpty()).toList();
-      if (withMembers.isEmpty()) {
-        return List.of();
+      Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = Map.of();
+      if (!withMembers.isEmpty()) {
+        Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
+        withMembers.forEach(id -> specs.put(id, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(tp))));
+        ListConsumerGroupOffsetsResult fetched = admin.listConsumerGroupOffsets(specs);
+        Map<String, KafkaFuture<Map<TopicPartition, OffsetAndMetadata>>> perGroup = new HashMap<>();
+        withMembers.forEach(id -> perGroup.put(id, fetched.partitionsToOffsetAndMetadata(id)));
+        offsets = answered(perGroup, deadline, denied);
       }
-      Map<String, ListConsumerGroupOffsetsSpec> specs = new HashMap<>();
-      withMembers.forEach(id -> specs.put(id, new ListConsumerGroupOffsetsSpec().topicPartitions(List.of(tp))));
-      Map<String, Map<TopicPartition, OffsetAndMetadata>> offsets = admin.listConsumerGroupOffsets(specs).all()
-          .get(timeout, TimeUnit.MILLISECONDS);
+      if (!denied.isEmpty()) {
+        sayDenied("not authorized to Describe " + denied.size() + " consumer group(s), first "
+            + denied.iterator().next());
+      }
       List<Group> out = new ArrayList<>();
       for (String id : withMembers) {
         out.add(new Group(id, true, offsets.getOrDefault(id, Map.of()).get(tp)));
       }
       return out;
     }
+  }
+
+  /**
+   * The answers of the groups that gave one by {@code deadline} (System.nanoTime()); the ids of
+   * those the source may not read are added to {@code denied}, other failures only logged.
+   *
+   * @throws TimeoutException when a group has not answered by the deadline: the look is unknown
+   */
+  static <T> Map<String, T> answered(Map<String, KafkaFuture<T>> perGroup, long deadline, Set<String> denied)
+      throws InterruptedException, TimeoutException {
+    Map<String, T> out = new HashMap<>();
+    for (Map.Entry<String, KafkaFuture<T>> e : perGroup.entrySet()) {
+      try {
+        out.put(e.getKey(), e.getValue().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS));
+      } catch (ExecutionException failed) {
+        if (failed.getCause() instanceof AuthorizationException) {
+          denied.add(e.getKey());
+        } else {
+          LOG.debug("Consumer group {} left out of this look for stranded replicas", e.getKey(), failed.getCause());
+        }
+      }
+    }
+    return out;
   }
 }

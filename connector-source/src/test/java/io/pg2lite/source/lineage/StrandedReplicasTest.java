@@ -2,6 +2,7 @@ package io.pg2lite.source.lineage;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.connect.kafka.StrandedReplica;
@@ -9,10 +10,19 @@ import io.pg2lite.source.lineage.StrandedReplicas.Group;
 import io.pg2lite.testkit.support.Await;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupAuthorizationException;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
+import org.apache.kafka.common.internals.KafkaFutureImpl;
 import org.junit.jupiter.api.Test;
 
 class StrandedReplicasTest {
@@ -64,5 +74,31 @@ class StrandedReplicasTest {
       }
       assertEquals("stranded on v2", next, "findings about v1 are dropped; v2's are looked for");
     }
+  }
+
+  /**
+   * A group the source may not Describe (listed because it may Describe the cluster), or one
+   * deleted since the list, is left out of the look; the others are still read.
+   */
+  @Test
+  void aGroupThatDoesNotAnswerIsLeftOutWithoutHidingTheOthers() throws Exception {
+    KafkaFutureImpl<String> forbidden = new KafkaFutureImpl<>();
+    forbidden.completeExceptionally(new GroupAuthorizationException("Not authorized to access group: other-app"));
+    KafkaFutureImpl<String> gone = new KafkaFutureImpl<>();
+    gone.completeExceptionally(new GroupIdNotFoundException("Group connect-old not found"));
+    Map<String, KafkaFuture<String>> perGroup = Map.of("connect-r", KafkaFuture.completedFuture("answer"),
+        "other-app", forbidden, "connect-old", gone);
+    Set<String> denied = new TreeSet<>();
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+    assertEquals(Map.of("connect-r", "answer"), StrandedReplicas.answered(perGroup, deadline, denied));
+    assertEquals(Set.of("other-app"), denied, "only the authorization failure is one to name");
+  }
+
+  /** A group that does not answer in time makes the whole look unknown (looked at again later). */
+  @Test
+  void aGroupThatDoesNotAnswerInTimeMakesTheLookUnknown() {
+    Map<String, KafkaFuture<String>> perGroup = Map.of("connect-r", new KafkaFutureImpl<>());
+    assertThrows(TimeoutException.class, () -> StrandedReplicas.answered(perGroup, System.nanoTime(),
+        new TreeSet<>()));
   }
 }
