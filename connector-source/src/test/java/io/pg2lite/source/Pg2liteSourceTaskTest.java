@@ -77,6 +77,11 @@ class Pg2liteSourceTaskTest {
   private final List<SourceRecord> kafkaCommits = new ArrayList<>();
   private final Deque<RuntimeException> prepareFailures = new ArrayDeque<>();
   private int prepared;
+  /** The forced reason of each start-up, null where none was given. */
+  private final List<String> forcedReasons = new ArrayList<>();
+  /** The look for stranded replicas (resync.auto): none by default. */
+  private java.util.function.Function<String, java.util.Optional<String>> strandedLook =
+      version -> java.util.Optional.empty();
   /** Whether the task released the wiring (its TLS files) on stop, and whether its stream was closed by then. */
   private boolean wiringClosed;
   private boolean streamClosedBeforeWiring;
@@ -124,6 +129,7 @@ class Pg2liteSourceTaskTest {
         throw prepareFailures.poll();
       }
       prepared++;
+      forcedReasons.add(forcedNewLineage);
       SourcePosition start = new SourcePosition(V, V.nextMinor(), Map.of("lsn", 0x1000L));
       SchemaTracker schema = new SchemaTracker(schema(table(1, "t",
           List.of(col("id", 1, "int4", true), col("v", 2, "text", false)), pk("t_pkey", "id"))), new ProtocolSpecs(true));
@@ -144,6 +150,11 @@ class Pg2liteSourceTaskTest {
           request -> {
             throw new AssertionError("no backfill is required");
           }, new BackfillScheduler(1), 10, state.lastWritten(), clockMillis);
+    }
+
+    @Override
+    public java.util.function.Function<String, java.util.Optional<String>> strandedReplicas(SourceConfig config) {
+      return version -> strandedLook.apply(version);
     }
 
     @Override
@@ -533,6 +544,34 @@ class Pg2liteSourceTaskTest {
     assertNull(task.poll());
     poll();
     assertEquals(2, prepared, "then it runs again (and there begins the new lineage)");
+    assertTrue(stream.started && !stream.closed, "streaming again");
+  }
+
+  /**
+   * A replica stranded on the lineage (found off the task thread, every resync.check.interval.ms)
+   * ends it as a lost slot would, and the next start-up is told why, so that it begins a new
+   * lineage although slot, offsets and topic are fine.
+   */
+  @Test
+  void withResyncAutoAStrandedReplicaEndsTheLineageAndForcesTheNextStartUp() throws Exception {
+    String why = "consumer group connect-r is stranded";
+    java.util.concurrent.atomic.AtomicReference<String> looked = new java.util.concurrent.atomic.AtomicReference<>();
+    strandedLook = version -> {
+      boolean first = looked.compareAndSet(null, version);
+      return first ? java.util.Optional.of(why) : java.util.Optional.empty();
+    };
+    start(Map.of(SourceConfig.RESYNC_AUTO_CONFIG, "true", SourceConfig.RESYNC_CHECK_INTERVAL_CONFIG, "1000"));
+    List<SourceRecord> handedOut = new ArrayList<>(poll());
+    handedOut.addAll(poll(begin(7), insert(7, 1), end(7, "0/2000")));
+    io.pg2lite.testkit.support.Await.until("the look", java.time.Duration.ofSeconds(30), () -> looked.get() != null);
+    assertEquals(V.toString(), looked.get(), "the look names the lineage the task writes");
+    assertNull(task.poll(), "the finding is picked up by the next poll");
+    assertTrue(stream.closed, "the replication stream is closed at once");
+    assertEquals(1, prepared, "the start-up waits for Kafka to hold every record handed out");
+    handedOut.forEach(r -> task.commitRecord(r, null));
+    assertNull(task.poll());
+    poll();
+    assertEquals(java.util.Arrays.asList(null, why), forcedReasons, "the second start-up is told why");
     assertTrue(stream.started && !stream.closed, "streaming again");
   }
 }
