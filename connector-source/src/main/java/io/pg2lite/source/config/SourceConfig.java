@@ -73,7 +73,8 @@ public final class SourceConfig {
       + "replicas stranded by records deleted from the topic (retention, kafka-delete-records): consumer groups with "
       + "members whose committed offset on the change log carries a sink's (or follower's) mark asking for a new "
       + "lineage of the current replica version, at an offset the topic no longer holds. Finding one starts a new "
-      + "lineage. Needs Describe on the cluster's consumer groups (ACLs).";
+      + "lineage. The source's kafka.* principal needs Describe on the sinks' groups (e.g. a prefixed ACL on connect-): "
+      + "Kafka lists only the groups a principal may Describe.";
   public static final String RESYNC_AUTO_CONFIG = "resync.auto";
   private static final String RESYNC_AUTO_DOC = "What the source does when its change log cannot go on: its slot "
       + "invalidated by Postgres (max_slot_wal_keep_size, idle_replication_slot_timeout, ...) or dropped, the topic "
