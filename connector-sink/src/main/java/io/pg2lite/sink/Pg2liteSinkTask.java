@@ -1,20 +1,21 @@
 package io.pg2lite.sink;
 
+import io.pg2lite.replica.space.FullReplicaRetries;
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.protocol.message.ChangeLogEntry;
-import io.pg2lite.sink.apply.LogContinuity;
+import io.pg2lite.replica.apply.LogContinuity;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.sink.kafka.ChangeLogAdmin;
-import io.pg2lite.sink.lineage.ChangeLogRecord;
-import io.pg2lite.sink.lineage.LineageEvents;
-import io.pg2lite.sink.lineage.ReplicaLineages;
+import io.pg2lite.replica.lineage.ChangeLogRecord;
+import io.pg2lite.replica.lineage.LineageEvents;
+import io.pg2lite.replica.lineage.ReplicaLineages;
 import io.pg2lite.sink.metrics.SinkMetrics;
-import io.pg2lite.sink.replica.ReplicaException;
-import io.pg2lite.sink.replica.file.ReplicaState;
-import io.pg2lite.sink.replica.space.ReplicaSpace;
+import io.pg2lite.replica.ReplicaException;
+import io.pg2lite.replica.file.ReplicaState;
+import io.pg2lite.replica.space.ReplicaSpace;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -33,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * Connect's consumer group says. {@link #preCommit} reports only offsets whose transactions are
  * committed in the replica, so the group offset is a hint that never runs ahead of the replica.
  *
- * <p>Every record must follow the one before it ({@link io.pg2lite.sink.apply.LogContinuity}): a
+ * <p>Every record must follow the one before it ({@link io.pg2lite.replica.apply.LogContinuity}): a
  * gap stops the task, whatever the consumer's reset policy did, and a record delivered again is
  * passed over. Which replica file a record goes to, and the build of a new lineage beside the
  * replica, is {@link ReplicaLineages}'; this task feeds it records and hands its position to

@@ -1,12 +1,12 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.failure.Healing;
-import io.pg2lite.sink.apply.ReplicaApplier;
+import io.pg2lite.replica.apply.ReplicaApplier;
 import io.pg2lite.sink.config.SinkConfig;
-import io.pg2lite.sink.replica.Replica;
-import io.pg2lite.sink.replica.ReplicaException;
-import io.pg2lite.sink.replica.ReplicaSettings;
-import io.pg2lite.sink.replica.snapshot.SnapshotRestorer;
+import io.pg2lite.replica.Replica;
+import io.pg2lite.replica.ReplicaException;
+import io.pg2lite.replica.ReplicaSettings;
+import io.pg2lite.replica.snapshot.SnapshotRestorer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.protocol.message.ChangeLogHeaders;
-import io.pg2lite.sink.apply.ApplyException;
-import io.pg2lite.sink.lineage.ChangeLogRecord;
+import io.pg2lite.replica.apply.ApplyException;
+import io.pg2lite.replica.lineage.ChangeLogRecord;
 import java.nio.charset.StandardCharsets;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.header.Header;

@@ -3,6 +3,6 @@
  * atomically (several may share one SQLite transaction when the sink is behind; one is never
  * split), storing its Kafka offset and watermark inside the replica. {@code apply}
  * holds the applier's state machine; only the {@code replica} packages may touch {@code java.sql}
- * (the rest sees {@link io.pg2lite.sink.replica.ReplicaException}).
+ * (the rest sees {@link io.pg2lite.replica.ReplicaException}).
  */
 package io.pg2lite.sink;

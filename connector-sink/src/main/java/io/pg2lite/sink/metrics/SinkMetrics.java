@@ -1,5 +1,7 @@
 package io.pg2lite.sink.metrics;
 
+import io.pg2lite.replica.figures.LineageFigures;
+import io.pg2lite.replica.figures.SnapshotFigures;
 import io.pg2lite.connect.ThrottledReading;
 import io.pg2lite.connect.metrics.FlowMetrics;
 import io.pg2lite.protocol.progress.BackfillProgress;

@@ -5,8 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.pg2lite.sink.replica.snapshot.DirectorySnapshotStore;
-import io.pg2lite.sink.replica.snapshot.SnapshotTaker;
+import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
+import io.pg2lite.replica.snapshot.SnapshotTaker;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.support.Await;
