@@ -1,25 +1,22 @@
-package io.pg2lite.sink;
+package io.pg2lite.replica.follow;
 
 import io.pg2lite.connect.failure.Healing;
-import io.pg2lite.replica.apply.ReplicaApplier;
-import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.replica.Replica;
 import io.pg2lite.replica.ReplicaException;
-import io.pg2lite.replica.ReplicaSettings;
+import io.pg2lite.replica.apply.ReplicaApplier;
 import io.pg2lite.replica.snapshot.SnapshotRestorer;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Gets the sink task a replica to apply to: a snapshot restored first when the file is missing
- * (with {@code snapshot.dir}), then the file opened. Both are retried on transient faults, but
- * only briefly ({@value #RETRY_MAX_MS} ms at most): this runs when Connect assigns the change log
- * ({@code open}, inside the consumer's rebalance), and Connect cannot stop the task meanwhile.
+ * Gets a replica to apply to: a snapshot restored first when the file is missing (with a snapshot
+ * store), then the file opened. Both are retried on transient faults, but only briefly
+ * ({@value #RETRY_MAX_MS} ms at most): for the sink this runs before Connect reports the task
+ * running, and Connect cannot stop the task meanwhile; a follower's start-up is as impatient.
  */
 final class ReplicaStartup {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaStartup.class);
@@ -31,21 +28,15 @@ final class ReplicaStartup {
    */
   record Opened(Replica replica, ReplicaApplier applier, OptionalLong restoredFrom, String restoreNote) {}
 
-  private final SinkConfig config;
+  private final FollowSettings config;
   /** Heals the restore and the open; an {@link UncheckedIOException} (the store or Kafka unreadable) is transient. */
   private final Healing healing;
 
-  ReplicaStartup(SinkConfig config) {
+  ReplicaStartup(FollowSettings config) {
     this.config = config;
-    this.healing = Healing.forRetries("The replica's start-up (" + config.replicaPath + ")", config.retryBackoffMaxMs,
-        Math.min(config.retryTimeoutMs, RETRY_MAX_MS), SinkConfig.RETRY_TIMEOUT_CONFIG + " (at most " + RETRY_MAX_MS
-        + " in start-up)", LOG).alsoTransient(e -> e instanceof UncheckedIOException);
-  }
-
-  /** How this sink opens every replica file it writes: the replica, and a replica built for a new lineage. */
-  static ReplicaSettings settings(SinkConfig config) {
-    return new ReplicaSettings(config.journalMode, config.synchronous, config.busyTimeoutMs, config.maxSizeBytes,
-        config.maxTransactionsPerCommit);
+    this.healing = Healing.forRetries("The replica's start-up (" + config.replicaPath() + ")",
+        config.retryBackoffMaxMs(), Math.min(config.retryTimeoutMs(), RETRY_MAX_MS), FollowSettings.RETRY_TIMEOUT
+        + " (at most " + RETRY_MAX_MS + " in start-up)", LOG).alsoTransient(e -> e instanceof UncheckedIOException);
   }
 
   Opened open(Optional<ReplicaSnapshots> snapshots) {
@@ -65,11 +56,12 @@ final class ReplicaStartup {
     while (true) {
       Replica replica = null;
       try {
-        replica = settings(config).open(config.replicaPath);
-        return new Opened(replica, new ReplicaApplier(replica, config.maxTransactionsPerCommit), restored, note);
+        replica = config.replica().open(config.replicaPath());
+        return new Opened(replica, new ReplicaApplier(replica, config.replica().maxTransactionsPerCommit()), restored,
+            note);
       } catch (ReplicaException e) {
         closeQuietly(replica);
-        retry(new ConnectException("cannot open replica " + config.replicaPath + ": " + e.getMessage(), e));
+        retry(new ReplicaStartException("cannot open replica " + config.replicaPath() + ": " + e.getMessage(), e));
       }
     }
   }
@@ -79,11 +71,11 @@ final class ReplicaStartup {
       try {
         return snapshots.restoreIfMissing();
       } catch (IOException e) {
-        retry(new UncheckedIOException("cannot restore replica " + config.replicaPath + " from "
+        retry(new UncheckedIOException("cannot restore replica " + config.replicaPath() + " from "
             + snapshots.describe() + ": " + e.getMessage(), e));
       } catch (ReplicaException e) {
-        retry(new ConnectException("cannot restore replica " + config.replicaPath + " from " + snapshots.describe()
-            + ": " + e.getMessage(), e));
+        retry(new ReplicaStartException("cannot restore replica " + config.replicaPath() + " from "
+            + snapshots.describe() + ": " + e.getMessage(), e));
       }
     }
   }
@@ -95,7 +87,7 @@ final class ReplicaStartup {
       healing.awaitAttempt();
     } catch (InterruptedException ie) {
       Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted while waiting to open the replica", ie);
+      throw new ReplicaStartException("interrupted while waiting to open the replica", ie);
     }
   }
 
@@ -106,6 +98,15 @@ final class ReplicaStartup {
       } catch (ReplicaException ignored) {
         // opening failed; the next attempt opens a new connection
       }
+    }
+  }
+
+  /** The replica could not be restored or opened; its cause says whether that was transient. */
+  static final class ReplicaStartException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    ReplicaStartException(String message, Throwable cause) {
+      super(message, cause);
     }
   }
 }

@@ -1,12 +1,9 @@
-package io.pg2lite.sink;
+package io.pg2lite.replica.follow;
 
 import io.pg2lite.protocol.watermark.Watermark;
-import io.pg2lite.sink.config.SinkConfig;
-import io.pg2lite.sink.kafka.ChangeLogAdmin;
 import io.pg2lite.replica.lineage.LineageEvents;
 import io.pg2lite.replica.figures.SnapshotFigures;
 import io.pg2lite.replica.ReplicaException;
-import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
 import io.pg2lite.replica.snapshot.SnapshotManifest;
 import io.pg2lite.replica.snapshot.SnapshotRestorer;
 import io.pg2lite.replica.snapshot.SnapshotSchedule;
@@ -18,28 +15,28 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
-import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.connect.errors.ConnectException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The sink task's use of snapshots ({@code snapshot.dir}): a restore before the replica is opened
- * when its file is missing, a schedule of snapshots while the task runs, and the oldest offset a
- * new replica could start from, for the MBean ({@link SnapshotFigures}). The change log is the
- * topic {@code topics} names, partition 0 (ChangeLogTopics).
+ * A replica's use of its snapshot store (the sink task's and a follower's alike): a restore before
+ * the replica is opened when its file is missing, a schedule of snapshots while it follows (none
+ * when {@code snapshot.interval.ms} is 0: a follower restores from the sink's snapshots without
+ * taking its own), and the oldest offset a new replica could start from, for the metrics
+ * ({@link SnapshotFigures}). The change log is one partition, known before anything is read: the
+ * restore comes first.
  *
  * <p>A new lineage ({@link LineageEvents}): while its replica is built, the schedule is held (the
  * published replica is frozen in the old lineage, the build incomplete); after the swap the
  * snapshots of older lineages are deleted, on the schedule's thread so that a snapshot under way
  * is published first and deleted with them, and the schedule goes on.
  */
-final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoCloseable {
+public final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(ReplicaSnapshots.class);
-  private final SinkConfig config;
-  private final ChangeLogAdmin admin;
-  private final String connector;
-  private final TopicPartition log;
+  private final FollowSettings config;
+  private final ChangeLogView view;
+  private final String topic;
+  private final int partition;
   private final SnapshotStore store;
   private final SnapshotTaker taker;
   private SnapshotSchedule schedule;
@@ -51,33 +48,23 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
   private volatile long lastMillis;
   private volatile long restoredOffset = -1;
 
-  private ReplicaSnapshots(SinkConfig config, ChangeLogAdmin admin, String connector, TopicPartition log) {
+  private ReplicaSnapshots(FollowSettings config, SnapshotStore store, ChangeLogView view, String topic,
+      int partition) {
     this.config = config;
-    this.admin = admin;
-    this.connector = connector;
-    this.log = log;
-    this.store = new DirectorySnapshotStore(config.snapshotDir);
-    this.taker = new SnapshotTaker(config.replicaPath, store, config.snapshotKeep, config.busyTimeoutMs,
+    this.view = view;
+    this.topic = topic;
+    this.partition = partition;
+    this.store = store;
+    this.taker = new SnapshotTaker(config.replicaPath(), store, config.snapshotKeep(), config.replica().busyTimeoutMs(),
         Clock.systemUTC());
   }
 
-  /**
-   * Empty when snapshots are off.
-   *
-   * @param log the change log ({@code topics}, partition 0)
-   * @throws ConnectException when snapshots are on but {@code topics} does not name the change log
-   */
-  static Optional<ReplicaSnapshots> of(SinkConfig config, ChangeLogAdmin admin, String connector,
-      Optional<TopicPartition> log) {
-    if (config.snapshotDir == null) {
-      return Optional.empty();
-    }
-    return Optional.of(new ReplicaSnapshots(config, admin, connector, log.orElseThrow(() -> new ConnectException(
-        SinkConfig.SNAPSHOT_DIR_CONFIG + " needs 'topics' to name the change-log topic (one topic, not "
-        + "topics.regex): a restore happens before Connect assigns the topic"))));
+  /** Empty when snapshots are off (no store). */
+  public static Optional<ReplicaSnapshots> of(FollowSettings config, ChangeLogView view, String topic, int partition) {
+    return config.snapshots().map(store -> new ReplicaSnapshots(config, store, view, topic, partition));
   }
 
-  String describe() {
+  public String describe() {
     return store.describe();
   }
 
@@ -86,10 +73,10 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
    *
    * @throws IOException when the store or Kafka cannot be read (the caller retries)
    */
-  SnapshotRestorer.Outcome restoreIfMissing() throws IOException, ReplicaException {
+  public SnapshotRestorer.Outcome restoreIfMissing() throws IOException, ReplicaException {
     long t0 = System.nanoTime();
-    SnapshotRestorer.Outcome out = new SnapshotRestorer(store, config.busyTimeoutMs).restoreIfMissing(
-        config.replicaPath, log.topic(), log.partition(), new SnapshotRestorer.LogView() {
+    SnapshotRestorer.Outcome out = new SnapshotRestorer(store, config.replica().busyTimeoutMs()).restoreIfMissing(
+        config.replicaPath(), topic, partition, new SnapshotRestorer.LogView() {
           @Override
           public long logStart() throws IOException {
             return ReplicaSnapshots.this.logStart();
@@ -97,36 +84,30 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
 
           @Override
           public Optional<String> replicaVersion() throws IOException {
-            try {
-              return admin.replicaVersion(log);
-            } catch (RuntimeException e) {
-              throw new IOException("cannot read the tail of " + log + ": " + e.getMessage(), e);
-            }
+            return view.newestReplicaVersion(topic, partition);
           }
         });
     out.restored().ifPresent(m -> restoredOffset = m.offset());
     out.restored().ifPresent(m -> LOG.info("Replica {} restored from snapshot {} of {} (offset {}, watermark {}, {} "
-        + "bytes) in {} ms; catching up from offset {}", config.replicaPath, m.id(), store.describe(), m.offset(),
+        + "bytes) in {} ms; catching up from offset {}", config.replicaPath(), m.id(), store.describe(), m.offset(),
         m.watermark(), m.bytes(), (System.nanoTime() - t0) / 1_000_000, m.offset() + 1));
     return out;
   }
 
   private long logStart() throws IOException {
-    try {
-      OptionalLong start = admin.logStart(log);
-      if (start.isEmpty()) {
-        throw new IOException("cannot read the log start of " + log + " at " + config.kafkaBootstrapServers);
-      }
-      return start.getAsLong();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted reading the log start of " + log, e);
+    OptionalLong start = view.logStart(topic, partition);
+    if (start.isEmpty()) {
+      throw new IOException("cannot read the log start of " + view.describe());
     }
+    return start.getAsLong();
   }
 
-  /** Starts taking snapshots every {@code snapshot.interval.ms}. */
-  void start() {
-    schedule = new SnapshotSchedule(connector, taker, Duration.ofMillis(config.snapshotIntervalMs), this::taken);
+  /** Starts taking snapshots every {@code snapshot.interval.ms}; none when it is 0. */
+  public void start() {
+    if (config.snapshotIntervalMs() <= 0) {
+      return;
+    }
+    schedule = new SnapshotSchedule(config.name(), taker, Duration.ofMillis(config.snapshotIntervalMs()), this::taken);
     schedule.hold(held);
   }
 
@@ -145,7 +126,7 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
   public void swapped(String retired, String published) {
     Runnable retire = () -> {
       try {
-        taker.retire(log.topic(), log.partition(), v -> older(v, published, retired));
+        taker.retire(topic, partition, v -> older(v, published, retired));
       } catch (IOException | RuntimeException e) {
         LOG.warn("Cannot delete the snapshots of replica version {} from {}: {}; no new replica restores them (they "
             + "are of another lineage than the log), delete them by hand", retired, store.describe(), e.toString());
@@ -212,7 +193,7 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
     return restoredOffset;
   }
 
-  /** See {@link io.pg2lite.sink.metrics.SinkMetricsMBean#getOldestRestorableOffset}. */
+  /** The lowest offset of a snapshot a new replica could start from now; -1 when none. */
   @Override
   public long oldestRestorable() {
     try {
@@ -220,7 +201,7 @@ final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, AutoClos
       if (start == 0) {
         return 0;
       }
-      List<SnapshotManifest> all = store.list(log.topic(), log.partition(), (n, why) -> { });
+      List<SnapshotManifest> all = store.list(topic, partition, (n, why) -> { });
       return all.stream().filter(m -> m.coveredBy(start)).mapToLong(SnapshotManifest::offset).min().orElse(-1);
     } catch (IOException | RuntimeException e) {
       return -1;
