@@ -2,7 +2,7 @@ package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.sink.config.SinkConfig;
-import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.connect.kafka.ChangeLogAdmin;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;

@@ -6,14 +6,14 @@ import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.replica.ReplicaException;
 import io.pg2lite.replica.ReplicaSettings;
 import io.pg2lite.replica.file.ReplicaState;
-import io.pg2lite.replica.follow.ChangeLogView;
+import io.pg2lite.connect.kafka.ChangeLogView;
 import io.pg2lite.replica.follow.FollowSettings;
 import io.pg2lite.replica.follow.ReplicaFollowing;
 import io.pg2lite.replica.lineage.ChangeLogRecord;
-import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
 import io.pg2lite.replica.snapshot.SnapshotStore;
 import io.pg2lite.sink.config.SinkConfig;
-import io.pg2lite.sink.kafka.ChangeLogAdmin;
+import io.pg2lite.snapshot.s3.SnapshotStores;
+import io.pg2lite.connect.kafka.ChangeLogAdmin;
 import io.pg2lite.sink.metrics.SinkMetrics;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -76,18 +76,21 @@ public class Pg2liteSinkTask extends SinkTask {
     admin = config.kafkaBootstrapServers.isEmpty() ? null
         : new ChangeLogAdmin(config.kafkaBootstrapServers, config.kafkaClientProps);
     log = ChangeLogTopics.of(props.get("topics"));
-    if (config.snapshotDir != null && log.isEmpty()) {
-      throw new ConnectException(SinkConfig.SNAPSHOT_DIR_CONFIG + " needs 'topics' to name the change-log topic (one "
+    if (config.replica.hasSnapshotStore() && log.isEmpty()) {
+      throw new ConnectException("a snapshot store needs 'topics' to name the change-log topic (one "
           + "topic, not topics.regex): a restore happens before Connect assigns the topic");
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
     try {
-      replica = ReplicaFollowing.open(settings(config, connector), admin == null ? ChangeLogView.UNKNOWN : admin,
+      replica = ReplicaFollowing.open(settings(config, connector, SnapshotStores.open(config.replica)), admin == null ? ChangeLogView.UNKNOWN : admin,
           log.map(TopicPartition::topic).orElse(null), 0,
           (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset), LOCK_WAIT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted while opening the replica " + config.replicaPath, e);
+    } catch (IllegalArgumentException e) {
+      metrics.close();
+      throw new ConnectException(e.getMessage(), e); // a snapshot store that cannot be used as configured
     } catch (RuntimeException e) {
       metrics.close();
       throw e;
@@ -98,8 +101,7 @@ public class Pg2liteSinkTask extends SinkTask {
   }
 
   /** The sink's settings as the replica core takes them. */
-  static FollowSettings settings(SinkConfig config, String connector) {
-    Optional<SnapshotStore> store = Optional.ofNullable(config.snapshotDir).map(DirectorySnapshotStore::new);
+  static FollowSettings settings(SinkConfig config, String connector, Optional<SnapshotStore> store) {
     return new FollowSettings("sink connector " + connector, config.replicaPath, replicaSettings(config),
         config.resyncAuto, config.retryBackoffMaxMs, config.retryTimeoutMs, store, config.snapshotIntervalMs,
         config.snapshotKeep);

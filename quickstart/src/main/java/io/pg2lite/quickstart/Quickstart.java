@@ -27,18 +27,21 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * directory with the replica, saying where; a timed run whose replica equals Postgres removes it.
  *
  * <p>{@code -Dpg2lite.quickstart.seconds=N} ends the demo after N seconds of workload, once the
- * replica equals Postgres (the quickstart's IT runs it that way).
+ * replica equals Postgres (the quickstart's IT runs it that way). {@code
+ * -Dpg2lite.quickstart.followers=true} adds replica followers beside the sink ({@link FollowerDemo}).
  */
 public final class Quickstart {
   private final Path pluginPath;
   private final ExampleConfigs configs;
   private final PrintStream out;
   private final AtomicBoolean stop = new AtomicBoolean();
+  private final boolean followers;
 
   /** How a run ended. */
   record Result(boolean replicaEqualsPostgres, String difference) {}
 
-  Quickstart(Path pluginPath, Path etc, PrintStream out) {
+  Quickstart(Path pluginPath, Path etc, PrintStream out, boolean followers) {
+    this.followers = followers;
     this.pluginPath = pluginPath;
     this.configs = new ExampleConfigs(etc);
     this.out = out;
@@ -48,7 +51,7 @@ public final class Quickstart {
     Path plugins = Path.of(System.getProperty("pg2lite.pluginPath", "quickstart/target/plugins")).toAbsolutePath();
     Path etc = Path.of(System.getProperty("pg2lite.etc", "etc")).toAbsolutePath();
     long seconds = Long.getLong("pg2lite.quickstart.seconds", 0);
-    Quickstart q = new Quickstart(plugins, etc, System.out);
+    Quickstart q = new Quickstart(plugins, etc, System.out, Boolean.getBoolean("pg2lite.quickstart.followers"));
     Thread main = Thread.currentThread();
     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
       q.stop.set(true);
@@ -91,22 +94,36 @@ public final class Quickstart {
       try (WorkerProcess worker = progress.step("starting a Connect worker process (" + configs.dir().resolve(
           ExampleConfigs.WORKER_FILE).getFileName() + ", plugin.path " + pluginPath + ")",
           () -> WorkerProcess.start(configs.worker(), overrides, env, "768m", work))) {
+        String topic = configs.connector(ExampleConfigs.SOURCE_FILE).config().get("topic");
+        FollowerDemo demoFollowers = followers ? new FollowerDemo(stack.kafka().bootstrapServers(), topic, work, out)
+            : null;
         for (String file : List.of(ExampleConfigs.SOURCE_FILE, ExampleConfigs.SINK_FILE)) {
           ExampleConfigs.Connector c = configs.connector(file);
-          progress.step("registering " + c.name() + " from etc/" + file, () -> {
-            worker.rest().putConnector(c.name(), c.config());
+          Map<String, String> config = new java.util.LinkedHashMap<>(c.config());
+          if (demoFollowers != null && file.equals(ExampleConfigs.SINK_FILE)) {
+            config.putAll(demoFollowers.sinkSettings());
+          }
+          progress.step("registering " + c.name() + " from etc/" + file + (config.size() > c.config().size()
+              ? " (with a snapshot every " + FollowerDemo.SNAPSHOT_INTERVAL_MS + " ms, for the followers)" : ""), () -> {
+            worker.rest().putConnector(c.name(), config);
             worker.rest().awaitRunning(c.name(), Duration.ofSeconds(120));
             return null;
           });
         }
         Path replica = replicas.resolve("replica.db");
-        String topic = configs.connector(ExampleConfigs.SOURCE_FILE).config().get("topic");
         out.println("The replica is an ordinary SQLite file; open it any time with: sqlite3 " + replica);
         out.println("watermark = the change-log position of the last transaction the replica applied (the commit's "
             + "LSN, sortable text); lag = change-log records not applied yet");
+        if (demoFollowers != null) {
+          progress.step("starting followers a and b beside the sink (replica followers outside Connect: they replay "
+              + "the change log from its start)", () -> {
+                demoFollowers.startReplaying();
+                return null;
+              });
+        }
         try (ReplicaStatus status = new ReplicaStatus(replica, stack.kafka().bootstrapServers(), topic,
-            demo::rowCount)) {
-          result = loop(demo, status, replica, duration);
+            demo::rowCount); FollowerDemo f = demoFollowers) {
+          result = loop(demo, status, replica, duration, f);
           return result;
         } finally {
           if (stop.get()) {
@@ -134,7 +151,8 @@ public final class Quickstart {
     }
   }
 
-  private Result loop(DemoDatabase demo, ReplicaStatus status, Path replica, Duration duration) throws Exception {
+  private Result loop(DemoDatabase demo, ReplicaStatus status, Path replica, Duration duration,
+      FollowerDemo followers) throws Exception {
     long start = System.nanoTime();
     long deadline = duration == null ? Long.MAX_VALUE : start + duration.toNanos();
     int tick = 0;
@@ -149,6 +167,12 @@ public final class Quickstart {
         out.printf("[%4ds] %s%n", elapsed, news);
       }
       out.printf("[%4ds] %s%n", elapsed, line);
+      if (followers != null) {
+        if (elapsed >= 8) {
+          followers.startRestoringIfSnapshot(); // a new follower, from the sink's snapshot
+        }
+        out.printf("[%4ds] %s%n", elapsed, followers.line());
+      }
       Thread.sleep(1_000);
     }
     String[] last = {null};
@@ -176,6 +200,22 @@ public final class Quickstart {
     status.news().forEach(out::println);
     out.println(line);
     out.println("replica equals Postgres (customer with its new column, orders with its backfilled rows)");
+    if (followers != null) {
+      followers.startRestoringIfSnapshot();
+      for (Map.Entry<String, Path> f : followers.replicas().entrySet()) {
+        try {
+          Await.until("follower " + f.getKey() + " to equal Postgres", Duration.ofSeconds(120), () -> {
+            last[0] = difference(demo.db(), f.getValue());
+            return last[0] == null;
+          });
+        } catch (AssertionError e) {
+          out.println("follower " + f.getKey() + " differs from Postgres: " + last[0]);
+          return new Result(false, "follower " + f.getKey() + ": " + last[0]);
+        }
+      }
+      out.println(followers.line());
+      out.println("followers " + String.join(", ", followers.replicas().keySet()) + " equal Postgres too");
+    }
     return new Result(true, null);
   }
 

@@ -97,7 +97,7 @@ class QuickstartIT {
     System.setErr(new PrintStream(new TeeStream(console, originalErr), true, StandardCharsets.UTF_8));
     Quickstart.Result r;
     try {
-      r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out).run(Duration.ofSeconds(15));
+      r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out, true).run(Duration.ofSeconds(15));
     } finally {
       System.setOut(original);
       System.setErr(originalErr);
@@ -107,6 +107,9 @@ class QuickstartIT {
     assertTrue(printed.contains("watermark") && printed.contains("lag"), printed);
     assertTrue(printed.contains("schema change reached the replica: customer has a new column tier"), printed);
     assertTrue(printed.contains("the replica has a new table orders"), printed);
+    assertTrue(printed.contains("follower c started on an empty directory: restored the sink's snapshot at offset"),
+        printed);
+    assertTrue(printed.contains("followers a, b, c equal Postgres too"), printed);
     String noise = console.toString(StandardCharsets.UTF_8);
     assertTrue(!noise.contains("Bootstrap metadata") && !noise.contains("test stack:")
         && !noise.contains("QuorumController"),

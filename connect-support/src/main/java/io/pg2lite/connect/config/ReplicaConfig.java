@@ -48,6 +48,35 @@ public final class ReplicaConfig {
   private static final String SNAPSHOT_KEEP_DOC = "How many snapshots of the change log the store keeps; each writer "
       + "of snapshots deletes the older ones after publishing.";
 
+  public static final String S3_BUCKET_CONFIG = "snapshot.s3.bucket";
+  private static final String S3_BUCKET_DOC = "Keep the snapshots in this S3 bucket instead of a directory (AWS S3 or "
+      + "any S3-compatible store: set snapshot.s3.endpoint). Publishing uploads the data object, then its manifest "
+      + "(a snapshot exists once its manifest does); large snapshots go up in parts; a restore streams the object and "
+      + "checks it against the manifest's size and SHA-256. Needs the permissions to list, get, put and delete "
+      + "objects and to list and abort multipart uploads under the prefix. Empty (the default): no S3 store. Not "
+      + "together with snapshot.dir.";
+  public static final String S3_PREFIX_CONFIG = "snapshot.s3.prefix";
+  private static final String S3_PREFIX_DOC = "Key prefix of the snapshots in the bucket (a '/' is added); snapshots "
+      + "of a change log are under <prefix><topic>-<partition>/.";
+  public static final String S3_REGION_CONFIG = "snapshot.s3.region";
+  private static final String S3_REGION_DOC = "The bucket's region. Empty: the AWS SDK's default region chain "
+      + "(AWS_REGION, the profile, instance metadata), or us-east-1 with snapshot.s3.endpoint.";
+  public static final String S3_ENDPOINT_CONFIG = "snapshot.s3.endpoint";
+  private static final String S3_ENDPOINT_DOC = "The S3 API endpoint of an S3-compatible store (MinIO, Ceph, R2, "
+      + "S3Proxy...), e.g. https://minio.example:9000. Empty: AWS S3.";
+  public static final String S3_PATH_STYLE_CONFIG = "snapshot.s3.path.style";
+  private static final String S3_PATH_STYLE_DOC = "Address the bucket in the path (https://host/bucket/key) rather "
+      + "than the host name: most S3-compatible stores need it.";
+  public static final String S3_ACCESS_KEY_ID_CONFIG = "snapshot.s3.access.key.id";
+  private static final String S3_ACCESS_KEY_ID_DOC = "Access key id, with snapshot.s3.secret.access.key. Empty: "
+      + "the AWS SDK's default credentials chain (environment, profile, web identity, container or instance role). "
+      + "Config providers work (${file:...}, ${env:...}).";
+  public static final String S3_SECRET_ACCESS_KEY_CONFIG = "snapshot.s3.secret.access.key";
+  private static final String S3_SECRET_ACCESS_KEY_DOC = "Secret access key, with snapshot.s3.access.key.id.";
+  public static final String S3_PART_SIZE_CONFIG = "snapshot.s3.part.size.bytes";
+  private static final String S3_PART_SIZE_DOC = "Snapshots larger than this go up as a multipart upload in parts of "
+      + "this size (S3 allows 5 MiB to 5 GiB).";
+
   public static final String RESYNC_AUTO_CONFIG = "resync.auto";
   private static final String RESYNC_AUTO_DOC = "What happens when records the replica needs were deleted from "
       + "the topic (retention shorter than an outage, kafka-delete-records) and no snapshot restored it: its lineage "
@@ -72,6 +101,17 @@ public final class ReplicaConfig {
   public final int snapshotKeep;
   /** Wait for a new lineage instead of failing when records the replica needs are gone. */
   public final boolean resyncAuto;
+  /** The S3 store's settings; empty without {@code snapshot.s3.bucket}. */
+  public final java.util.Optional<S3> s3;
+
+  /** The {@code snapshot.s3.*} settings as given (the store checks them further). */
+  public record S3(String bucket, String prefix, String region, String endpoint, boolean pathStyle,
+      String accessKeyId, String secretAccessKey, long partSizeBytes) {
+    @Override
+    public String toString() {
+      return "S3[bucket=" + bucket + ", prefix=" + prefix + ", endpoint=" + endpoint + "]"; // no secret in logs
+    }
+  }
 
   /** Parses the shared settings out of a config built on a {@link ConfigDef} that {@link #define}d them. */
   public ReplicaConfig(AbstractConfig c) {
@@ -88,6 +128,21 @@ public final class ReplicaConfig {
     snapshotIntervalMs = c.getLong(SNAPSHOT_INTERVAL_CONFIG);
     snapshotKeep = c.getInt(SNAPSHOT_KEEP_CONFIG);
     resyncAuto = c.getBoolean(RESYNC_AUTO_CONFIG);
+    String bucket = c.getString(S3_BUCKET_CONFIG).trim();
+    org.apache.kafka.common.config.types.Password secret = c.getPassword(S3_SECRET_ACCESS_KEY_CONFIG);
+    s3 = bucket.isEmpty() ? java.util.Optional.empty() : java.util.Optional.of(new S3(bucket,
+        c.getString(S3_PREFIX_CONFIG).trim(), c.getString(S3_REGION_CONFIG).trim(), c.getString(S3_ENDPOINT_CONFIG)
+        .trim(), c.getBoolean(S3_PATH_STYLE_CONFIG), c.getString(S3_ACCESS_KEY_ID_CONFIG).trim(),
+        secret == null ? "" : secret.value(), c.getLong(S3_PART_SIZE_CONFIG)));
+    if (s3.isPresent() && snapshotDir != null) {
+      throw new org.apache.kafka.common.config.ConfigException(S3_BUCKET_CONFIG, bucket, "a replica has one snapshot "
+          + "store: set " + SNAPSHOT_DIR_CONFIG + " or " + S3_BUCKET_CONFIG + ", not both");
+    }
+  }
+
+  /** Whether a snapshot store (a directory or a bucket) is configured. */
+  public boolean hasSnapshotStore() {
+    return snapshotDir != null || s3.isPresent();
   }
 
   /** How the writer differs: its replica's doc, its snapshot directory's doc and the default snapshot interval. */
@@ -115,6 +170,22 @@ public final class ReplicaConfig {
             GROUP_SNAPSHOTS, 2, Width.SHORT, "Snapshot interval")
         .define(SNAPSHOT_KEEP_CONFIG, Type.INT, 3, ConfigDef.Range.atLeast(1), Importance.LOW, SNAPSHOT_KEEP_DOC,
             GROUP_SNAPSHOTS, 3, Width.SHORT, "Snapshots kept")
+        .define(S3_BUCKET_CONFIG, Type.STRING, "", Importance.MEDIUM, S3_BUCKET_DOC, GROUP_SNAPSHOTS, 4, Width.MEDIUM,
+            "S3 bucket")
+        .define(S3_PREFIX_CONFIG, Type.STRING, "", Importance.LOW, S3_PREFIX_DOC, GROUP_SNAPSHOTS, 5, Width.MEDIUM,
+            "S3 key prefix")
+        .define(S3_REGION_CONFIG, Type.STRING, "", Importance.LOW, S3_REGION_DOC, GROUP_SNAPSHOTS, 6, Width.SHORT,
+            "S3 region")
+        .define(S3_ENDPOINT_CONFIG, Type.STRING, "", Importance.LOW, S3_ENDPOINT_DOC, GROUP_SNAPSHOTS, 7, Width.LONG,
+            "S3 endpoint")
+        .define(S3_PATH_STYLE_CONFIG, Type.BOOLEAN, false, Importance.LOW, S3_PATH_STYLE_DOC, GROUP_SNAPSHOTS, 8,
+            Width.SHORT, "S3 path-style access")
+        .define(S3_ACCESS_KEY_ID_CONFIG, Type.STRING, "", Importance.LOW, S3_ACCESS_KEY_ID_DOC, GROUP_SNAPSHOTS, 9,
+            Width.MEDIUM, "S3 access key id")
+        .define(S3_SECRET_ACCESS_KEY_CONFIG, Type.PASSWORD, "", Importance.LOW, S3_SECRET_ACCESS_KEY_DOC,
+            GROUP_SNAPSHOTS, 10, Width.MEDIUM, "S3 secret access key")
+        .define(S3_PART_SIZE_CONFIG, Type.LONG, 16L << 20, ConfigDef.Range.between(5L << 20, 5L << 30), Importance.LOW,
+            S3_PART_SIZE_DOC, GROUP_SNAPSHOTS, 11, Width.SHORT, "S3 part size")
         .define(RESYNC_AUTO_CONFIG, Type.BOOLEAN, false, Importance.MEDIUM, RESYNC_AUTO_DOC, GROUP_LINEAGE, 1,
             Width.SHORT, "Ask for a new lineage");
     return RetrySettings.define(def, GROUP_FAULTS, "the replica locked by another process past "

@@ -66,9 +66,13 @@ public final class SinkConfig {
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
 
+  /** The settings the sink shares with the followers, snapshot stores included. */
+  public final ReplicaConfig replica;
+
   public SinkConfig(Map<String, String> props) {
     AbstractConfig c = new AbstractConfig(configDef(), props, false);
     ReplicaConfig r = new ReplicaConfig(c);
+    replica = r;
     replicaPath = r.replicaPath;
     journalMode = r.journalMode;
     synchronous = r.synchronous;
@@ -83,8 +87,10 @@ public final class SinkConfig {
     resyncAuto = r.resyncAuto;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     kafkaClientProps = kafkaClientProps(props);
-    if (snapshotDir != null && kafkaBootstrapServers.isEmpty()) {
-      throw new org.apache.kafka.common.config.ConfigException(SNAPSHOT_DIR_CONFIG, snapshotDir.toString(), "snapshots need "
+    if (r.hasSnapshotStore() && kafkaBootstrapServers.isEmpty()) {
+      throw new org.apache.kafka.common.config.ConfigException(r.snapshotDir != null ? SNAPSHOT_DIR_CONFIG
+          : ReplicaConfig.S3_BUCKET_CONFIG, r.snapshotDir != null ? r.snapshotDir.toString() : r.s3.get().bucket(),
+          "snapshots need "
           + KAFKA_BOOTSTRAP_CONFIG + ": a restore checks that the topic still holds what follows a snapshot");
     }
   }

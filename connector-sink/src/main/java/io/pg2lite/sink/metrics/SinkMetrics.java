@@ -78,6 +78,11 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   }
 
   @Override
+  public long getSnapshotFailingSince() {
+    return snapshots.failingSince();
+  }
+
+  @Override
   public long getOldestRestorableOffset() {
     return oldestRestorable.get();
   }

@@ -44,6 +44,12 @@ public interface SinkMetricsMBean extends FlowMBean {
   long getRestoredSnapshotOffset();
 
   /**
+   * Since when taking snapshots has failed (epoch ms), -1 while they succeed: the store
+   * unreachable, its disk full. The replica goes on; each interval tries again.
+   */
+  long getSnapshotFailingSince();
+
+  /**
    * The oldest offset a new replica could start from: the oldest snapshot in the store that the
    * topic still covers (offset + 1 &gt;= log start), or 0 while the topic still holds its first
    * record; -1 when none can (a new replica would fail "too far behind") or it cannot be read.

@@ -1,5 +1,6 @@
 package io.pg2lite.replica.follow;
 
+import io.pg2lite.connect.kafka.ChangeLogView;
 import io.pg2lite.connect.failure.Failures;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.connect.kafka.StrandedReplica;

@@ -1,5 +1,6 @@
 package io.pg2lite.replica.follow;
 
+import io.pg2lite.connect.kafka.ChangeLogView;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.replica.lineage.LineageEvents;
 import io.pg2lite.replica.figures.SnapshotFigures;
@@ -47,6 +48,7 @@ public final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, A
   private volatile long lastBytes;
   private volatile long lastMillis;
   private volatile long restoredOffset = -1;
+  private volatile long failingSince = -1;
 
   private ReplicaSnapshots(FollowSettings config, SnapshotStore store, ChangeLogView view, String topic,
       int partition) {
@@ -107,7 +109,8 @@ public final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, A
     if (config.snapshotIntervalMs() <= 0) {
       return;
     }
-    schedule = new SnapshotSchedule(config.name(), taker, Duration.ofMillis(config.snapshotIntervalMs()), this::taken);
+    schedule = new SnapshotSchedule(config.name(), taker, Duration.ofMillis(config.snapshotIntervalMs()), this::taken,
+        this::failed);
     schedule.hold(held);
   }
 
@@ -166,6 +169,19 @@ public final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, A
     lastBytes = t.manifest().bytes();
     lastMillis = t.millis();
     taken++;
+    failingSince = -1;
+  }
+
+  /** A snapshot failed (the schedule's thread): the figure shows it until one succeeds. */
+  private void failed(Exception e) {
+    if (failingSince < 0) {
+      failingSince = System.currentTimeMillis();
+    }
+  }
+
+  @Override
+  public long failingSince() {
+    return failingSince;
   }
 
   @Override
@@ -208,10 +224,18 @@ public final class ReplicaSnapshots implements SnapshotFigures, LineageEvents, A
     }
   }
 
+  /** Stops the schedule, then lets go of the store (an object store's client). */
   @Override
   public void close() {
     if (schedule != null) {
       schedule.close();
+    }
+    if (store instanceof AutoCloseable c) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        LOG.debug("Closing the snapshot store {}: {}", store.describe(), e.toString());
+      }
     }
   }
 }

@@ -4,7 +4,7 @@
  * io.pg2lite.replica.follow.ReplicaFollowing} takes records from whichever reader feeds it
  * (Connect's batches, a plain consumer), applies them through the lineages, retries what is
  * transient, strands a replica whose records were deleted, and tells the reader where to read; the
- * reader tells it, through {@link io.pg2lite.replica.follow.ChangeLogView}, what the log holds.
+ * reader tells it, through {@link io.pg2lite.connect.kafka.ChangeLogView}, what the log holds.
  * Start-up (a restore when the file is missing, then the open, one writer per file) and the
  * snapshot schedule live here too.
  */

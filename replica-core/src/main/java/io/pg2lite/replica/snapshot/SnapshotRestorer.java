@@ -58,6 +58,7 @@ public final class SnapshotRestorer {
     } catch (SQLException e) {
       throw ReplicaException.of(e);
     }
+    SnapshotOrigin.clear(replica); // whatever comes next, the file beside it is not that snapshot's
     List<SnapshotManifest> all = store.list(topic, partition, (name, why) -> skip(skipped, name, why));
     if (all.isEmpty()) {
       return new Outcome(Optional.empty(), skipped, 0);
@@ -85,6 +86,7 @@ public final class SnapshotRestorer {
       }
       SnapshotFiles.deleteReplica(replica);
       Files.move(restored, replica, StandardCopyOption.ATOMIC_MOVE);
+      SnapshotOrigin.record(replica, m);
       return new Outcome(Optional.of(m), skipped, all.size());
     }
     return new Outcome(Optional.empty(), skipped, all.size());

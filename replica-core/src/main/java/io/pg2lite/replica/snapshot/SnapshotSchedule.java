@@ -18,6 +18,7 @@ public final class SnapshotSchedule implements AutoCloseable {
   private final SnapshotTaker taker;
   private final ScheduledExecutorService thread;
   private final Consumer<Taken> listener;
+  private final Consumer<Exception> failed;
   private long lastOffset = -1;
   /** Held while the replica is frozen for a new lineage's build: a snapshot would copy an old lineage. */
   private volatile boolean held;
@@ -25,9 +26,15 @@ public final class SnapshotSchedule implements AutoCloseable {
   /** One published snapshot and how long it took, for the metrics. */
   public record Taken(SnapshotManifest manifest, long millis) {}
 
-  public SnapshotSchedule(String connector, SnapshotTaker taker, Duration interval, Consumer<Taken> listener) {
+  /**
+   * @param listener told of each snapshot published
+   * @param failed told of each snapshot that failed (it is tried again at the next interval)
+   */
+  public SnapshotSchedule(String connector, SnapshotTaker taker, Duration interval, Consumer<Taken> listener,
+      Consumer<Exception> failed) {
     this.taker = taker;
     this.listener = listener;
+    this.failed = failed;
     this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
       Thread t = new Thread(r, "pg2lite-snapshot-" + connector);
       t.setDaemon(true);
@@ -65,6 +72,7 @@ public final class SnapshotSchedule implements AutoCloseable {
     } catch (Exception e) {
       if (!thread.isShutdown()) {
         LOG.warn("Snapshot failed, trying again at the next interval: {}", e.toString(), e);
+        failed.accept(e);
       }
     }
   }

@@ -43,7 +43,8 @@ class SnapshotLineagesTest {
       live.commitRows(3);
       SnapshotTaker taker = new SnapshotTaker(live.file, store, 10, 5000, Clock.systemUTC());
       List<SnapshotSchedule.Taken> taken = new CopyOnWriteArrayList<>();
-      try (SnapshotSchedule schedule = new SnapshotSchedule("test", taker, Duration.ofMillis(20), taken::add)) {
+      try (SnapshotSchedule schedule = new SnapshotSchedule("test", taker, Duration.ofMillis(20), taken::add,
+          e -> { })) {
         schedule.hold(true);
         Thread.sleep(300);
         int whileHeld = taken.size();

@@ -1,8 +1,6 @@
-package io.pg2lite.sink.kafka;
+package io.pg2lite.connect.kafka;
 
-import io.pg2lite.connect.kafka.ChangeLogPartition;
 import io.pg2lite.protocol.message.ChangeLogHeaders;
-import io.pg2lite.replica.follow.ChangeLogView;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Map;
@@ -14,8 +12,9 @@ import java.util.concurrent.TimeoutException;
 import org.apache.kafka.common.TopicPartition;
 
 /**
- * The sink's own view of the change-log topic through an admin client (the sink's counterpart of
- * the source's {@code ChangeLogTopic}): its partition count for {@code validate()}, its start
+ * A replica's view of the change-log topic through short-lived clients, the sink's and the
+ * followers' (the counterpart of the source's {@code ChangeLogTopic}): its partition count for
+ * {@code validate()} and a follower's start-up check, its start
  * and end offsets for the early too-far-behind check and the lag metric, and the lineage of its
  * newest records for choosing a snapshot to restore, all read through {@link ChangeLogPartition},
  * the facts both connectors read; and the replica's {@link ChangeLogView}. Only used when
@@ -79,6 +78,29 @@ public final class ChangeLogAdmin implements ChangeLogView {
       return replicaVersion(tp);
     } catch (RuntimeException e) {
       throw new IOException("cannot read the tail of " + tp + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Whether {@code topic} exists with one partition: the start-up check that names a wrong topic or
+   * {@code kafka.bootstrap.servers} at once instead of polling nothing forever.
+   *
+   * @return a problem to report, or empty when the topic is fine
+   */
+  public Optional<String> problem(String topic) throws InterruptedException {
+    try {
+      OptionalInt n = partitions(topic);
+      if (n.isEmpty()) {
+        return Optional.of("topic '" + topic + "' does not exist at " + bootstrapServers + " (the source connector "
+            + "creates it on its first start)");
+      }
+      if (n.getAsInt() != 1) {
+        return Optional.of("topic '" + topic + "' has " + n.getAsInt() + " partitions; a change log has one");
+      }
+      return Optional.empty();
+    } catch (ExecutionException | TimeoutException e) {
+      return Optional.of("cannot reach Kafka at " + bootstrapServers + " (kafka.bootstrap.servers and the kafka.* "
+          + "security settings): " + (e.getCause() != null ? e.getCause() : e));
     }
   }
 

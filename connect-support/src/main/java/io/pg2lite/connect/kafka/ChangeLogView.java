@@ -1,4 +1,4 @@
-package io.pg2lite.replica.follow;
+package io.pg2lite.connect.kafka;
 
 import java.io.IOException;
 import java.util.Optional;
@@ -6,8 +6,8 @@ import java.util.OptionalLong;
 
 /**
  * What a replica asks of its change log besides its records: the offsets the topic still holds and
- * the lineage of its newest record. The sink answers through an admin client, a follower through
- * its own clients. Correctness never depends on the offsets (a gap is caught from the records'
+ * the lineage of its newest record (replica-core's {@code ReplicaFollowing} asks; Kafka-free, so the
+ * replica core can take it). The sink and the followers answer through {@link ChangeLogAdmin}. Correctness never depends on the offsets (a gap is caught from the records'
  * sequence numbers), so those answer "unknown" (empty) rather than block or throw when the log
  * cannot be read now; the lineage chooses which snapshot to restore, so not knowing it is an error
  * the restore retries.

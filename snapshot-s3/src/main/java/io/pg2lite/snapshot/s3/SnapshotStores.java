@@ -1,0 +1,65 @@
+package io.pg2lite.snapshot.s3;
+
+import io.pg2lite.connect.config.ReplicaConfig;
+import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
+import io.pg2lite.replica.snapshot.SnapshotStore;
+import java.net.URI;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The snapshot store a replica's settings name: a directory ({@code snapshot.dir}), a bucket
+ * ({@code snapshot.s3.*}), or none. The sink and the follower pick their store here, so both read
+ * the same settings the same way.
+ */
+public final class SnapshotStores {
+  private static final Logger LOG = LoggerFactory.getLogger(SnapshotStores.class);
+
+  private SnapshotStores() {}
+
+  /**
+   * Opens the store and, for a bucket, checks it at once: a missing bucket or refused credentials
+   * fail here, naming the setting; an endpoint that cannot be reached now is only warned about
+   * (following goes on; a restore and the snapshots retry it).
+   *
+   * @throws IllegalArgumentException naming the setting when the store cannot be used as configured
+   */
+  public static Optional<SnapshotStore> open(ReplicaConfig config) {
+    if (config.snapshotDir != null) {
+      return Optional.of(new DirectorySnapshotStore(config.snapshotDir));
+    }
+    if (config.s3.isEmpty()) {
+      return Optional.empty();
+    }
+    ReplicaConfig.S3 c = config.s3.get();
+    S3StoreSettings.Builder b = S3StoreSettings.builder(c.bucket()).prefix(c.prefix()).pathStyle(c.pathStyle())
+        .partSizeBytes(c.partSizeBytes());
+    if (!c.region().isEmpty()) {
+      b.region(c.region());
+    }
+    if (!c.endpoint().isEmpty()) {
+      try {
+        b.endpoint(URI.create(c.endpoint()));
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException(ReplicaConfig.S3_ENDPOINT_CONFIG + ": '" + c.endpoint() + "' is not a URI: "
+            + e.getMessage(), e);
+      }
+    }
+    if (!c.accessKeyId().isEmpty() || !c.secretAccessKey().isEmpty()) {
+      b.credentials(c.accessKeyId(), c.secretAccessKey());
+    }
+    S3SnapshotStore store = new S3SnapshotStore(b.build());
+    try {
+      store.check();
+    } catch (S3StoreCheckException e) {
+      if (!e.retriable()) {
+        store.close();
+        throw new IllegalArgumentException(e.getMessage(), e);
+      }
+      LOG.warn("The snapshot store {} cannot be reached now ({}); going on, and trying again when it is needed",
+          store.describe(), e.getMessage());
+    }
+    return Optional.of(store);
+  }
+}
