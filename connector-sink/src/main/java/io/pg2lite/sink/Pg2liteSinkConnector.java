@@ -1,7 +1,9 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.config.ReplicaConfig;
 import io.pg2lite.sink.config.SinkConfig;
+import io.pg2lite.snapshot.s3.SnapshotStores;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
 import java.util.OptionalInt;
 import java.util.concurrent.ExecutionException;
@@ -59,7 +61,8 @@ public class Pg2liteSinkConnector extends SinkConnector {
   /**
    * Adds what only the environment can tell, once the fields themselves are valid (live checks on a
    * broken config only add noise), reading the parsed {@link SinkConfig} as the task does: the
-   * replica's directory (and the snapshot directory, if set) must exist and be writable, snapshots
+   * replica's directory (and the snapshot directory, if set) must exist and be writable, a snapshot
+   * bucket must exist and take the credentials, snapshots
    * need {@code kafka.bootstrap.servers} (the config's own rule), and with it each topic must have
    * exactly one partition.
    */
@@ -87,11 +90,33 @@ public class Pg2liteSinkConnector extends SinkConnector {
             + " does not exist or is not writable");
       }
     }
+    if (c.replica.s3.isPresent()) {
+      checkBucket(config, c);
+    }
     String topics = connectorConfigs.get("topics"); // Connect's own setting, not the connector's
     if (!bootstrap.isEmpty() && topics != null && !topics.isEmpty()) {
       checkTopics(config, bootstrap, c.kafkaClientProps, topics);
     }
     return config;
+  }
+
+  /** The bucket must exist and take the credentials; the problem goes on the setting it names. */
+  private static void checkBucket(Config config, SinkConfig c) {
+    try {
+      SnapshotStores.open(c.replica, true).ifPresent(store -> {
+        if (store instanceof AutoCloseable closeable) {
+          try {
+            closeable.close();
+          } catch (Exception ignored) {
+            // a client only opened to check
+          }
+        }
+      });
+    } catch (IllegalArgumentException e) {
+      String field = e.getMessage() == null ? ReplicaConfig.S3_BUCKET_CONFIG : e.getMessage().split("[: /]")[0];
+      boolean known = config.configValues().stream().anyMatch(v -> v.name().equals(field));
+      error(config, known ? field : ReplicaConfig.S3_BUCKET_CONFIG, e.getMessage());
+    }
   }
 
   /** Each topic that exists must have exactly one partition (one that does not exist yet is fine: the source creates it). */

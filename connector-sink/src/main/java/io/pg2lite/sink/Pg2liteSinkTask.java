@@ -82,7 +82,8 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
     try {
-      replica = ReplicaFollowing.open(settings(config, connector, SnapshotStores.open(config.replica)), admin == null ? ChangeLogView.UNKNOWN : admin,
+      replica = ReplicaFollowing.open(settings(config, connector, SnapshotStores.open(config.replica,
+          !java.nio.file.Files.exists(config.replicaPath))), admin == null ? ChangeLogView.UNKNOWN : admin,
           log.map(TopicPartition::topic).orElse(null), 0,
           (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset), LOCK_WAIT);
     } catch (InterruptedException e) {

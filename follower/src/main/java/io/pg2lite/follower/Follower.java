@@ -85,6 +85,8 @@ public final class Follower implements AutoCloseable {
   private volatile boolean running = true;
   private volatile long consumerLag = -1;
   private boolean assigned;
+  /** What an assignment threw (a replica of another log, too far behind): the consumer wraps it. */
+  private RuntimeException assignmentFailure;
 
   private Follower(FollowerConfig config, ChangeLogAdmin view, ReplicaFollowing replica,
       KafkaConsumer<byte[], byte[]> consumer, TopicPartition log) {
@@ -177,9 +179,9 @@ public final class Follower implements AutoCloseable {
       replica.abort();
       state = State.STOPPED;
     } catch (Throwable t) {
-      failure = t;
+      failure = assignmentFailure != null ? assignmentFailure : t;
       state = State.FAILED;
-      LOG.error("Follower {} stopped: {}", config.name, t.getMessage(), t);
+      LOG.error("Follower {} stopped: {}", config.name, failure.getMessage(), failure);
       try {
         replica.abort();
       } catch (RuntimeException ignored) {
@@ -269,7 +271,12 @@ public final class Follower implements AutoCloseable {
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
       for (TopicPartition tp : partitions) {
-        consumer.seek(tp, replica.startingOffset(tp.topic(), tp.partition()));
+        try {
+          consumer.seek(tp, replica.startingOffset(tp.topic(), tp.partition()));
+        } catch (RuntimeException e) {
+          assignmentFailure = e;
+          throw e;
+        }
       }
       assigned = partitions.contains(log);
     }

@@ -27,6 +27,6 @@ public final class FollowerSettings {
   }
 
   static Optional<SnapshotStore> store(FollowerConfig config) {
-    return SnapshotStores.open(config.replica);
+    return SnapshotStores.open(config.replica, !java.nio.file.Files.exists(config.replica.replicaPath));
   }
 }

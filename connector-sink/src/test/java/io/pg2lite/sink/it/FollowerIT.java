@@ -181,6 +181,45 @@ class FollowerIT {
     }
   }
 
+  @Test
+  void tenFollowersFanOutAndEachEqualsPostgresAndAReplicaOfAnotherTopicIsRefused(TestStack stack)
+      throws Exception {
+    try (Pipeline p = new Pipeline(stack, "follow_ten")) {
+      p.db.execute(Ledger.CREATE, "CREATE PUBLICATION follow_ten_pub FOR TABLE acct");
+      Ledger ledger = new Ledger(p.db, 27);
+      p.startSource();
+      List<Follower> followers = new ArrayList<>();
+      List<Path> replicas = new ArrayList<>();
+      try {
+        for (int i = 0; i < 10; i++) {
+          replicas.add(p.files.newFile("fan" + i));
+          followers.add(Follower.start(settings(stack, p, replicas.get(i), Map.of("name", "fan" + i))));
+        }
+        ledger.write(200, null);
+        for (Path replica : replicas) {
+          p.awaitSame(replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, Pipeline.WAIT);
+          Ledger.Audit audit = ledger.audit(replica);
+          assertEquals(0, audit.lost() + audit.twice(), replica + ": " + audit);
+        }
+        followers.forEach(f -> assertEquals(Follower.State.FOLLOWING, f.state()));
+      } finally {
+        followers.forEach(Follower::close);
+      }
+
+      String other = stack.kafka().uniqueTopicName("follow_other");
+      stack.kafka().admin().createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(other, 1, (short) 1)))
+          .all().get();
+      Map<String, String> elsewhere = settings(stack, p, replicas.get(0), Map.of("name", "fan0"));
+      elsewhere.put("topic", other);
+      try (Follower wrong = Follower.start(elsewhere)) {
+        Await.until("the follower on another topic's replica to fail", Pipeline.WAIT,
+            () -> wrong.state() == Follower.State.FAILED);
+        String why = wrong.failure().map(Throwable::getMessage).orElse("");
+        assertTrue(why.contains(p.topic + "-0") && why.contains(other + "-0"), why);
+      }
+    }
+  }
+
   private static long logEnd(TestStack stack, org.apache.kafka.common.TopicPartition tp) {
     try {
       return stack.kafka().admin().listOffsets(Map.of(tp, org.apache.kafka.clients.admin.OffsetSpec.latest())).all()

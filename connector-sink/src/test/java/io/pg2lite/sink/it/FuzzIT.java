@@ -218,6 +218,8 @@ class FuzzIT {
     private final String sink;
     private ConnectWorker worker;
     private boolean sinkStarted;
+    /** Null without FuzzFeature.FOLLOWERS. */
+    private FuzzFollowers followers;
 
     FuzzRun(TestStack stack, PostgresServer server, long seed, int version, String detection) throws Exception {
       this.stack = stack;
@@ -290,6 +292,11 @@ class FuzzIT {
         sinkConfig.put("snapshot.interval.ms", "1000");
         sinkConfig.put("snapshot.keep", "2");
       }
+      if (FEATURES.contains(FuzzFeature.FOLLOWERS)) {
+        followers = new FuzzFollowers(stack.kafka().bootstrapServers(), topic, files,
+            sinkConfig.containsKey("snapshot.dir") ? Path.of(sinkConfig.get("snapshot.dir")) : null,
+            Boolean.parseBoolean(sinkConfig.getOrDefault("resync.auto", "false")));
+      }
       if (!LATE_SINK) {
         startSink(sinkConfig);
       }
@@ -307,6 +314,14 @@ class FuzzIT {
         startSink(sinkConfig);
       }
       String watermark = awaitConverged(workload.marker(), markerValue, script);
+      if (followers != null) {
+        List<String> differ = followers.awaitAndCompare(watermark, CONVERGE, this::connectPostgres,
+            workload.publication());
+        if (!differ.isEmpty()) {
+          fail("seed " + seed + " on PostgreSQL " + version + ": " + String.join("\n", differ) + "\nworkload: "
+              + script.toAbsolutePath() + "\nreplay: " + replayCommand());
+        }
+      }
       ReplicaComparator.Result result;
       try (Connection pg = db.connect(); Connection lite = SqliteFiles.open(replica)) {
         result = new ReplicaComparator(15).compare(pg, workload.publication(), lite);
@@ -325,7 +340,8 @@ class FuzzIT {
             .append("\nreplay: ").append(replayCommand());
         fail(msg.toString());
       }
-      return "PASS (" + result.tables() + " tables, " + result.rows() + " rows, watermark " + watermark + ")";
+      return "PASS (" + result.tables() + " tables, " + result.rows() + " rows, watermark " + watermark
+          + (followers == null ? "" : "; " + followers.summary() + " equal too") + ")";
     }
 
     private String replayCommand() {
@@ -373,6 +389,9 @@ class FuzzIT {
       worker.rest().awaitRunning(source, WAIT);
       if (sinkStarted) {
         worker.rest().awaitRunning(sink, WAIT);
+        if (followers != null) {
+          followers.restarted(kind.name());
+        }
       }
     }
 
@@ -414,10 +433,21 @@ class FuzzIT {
       }
     }
 
-    private void startSink(Map<String, String> config) {
+    private void startSink(Map<String, String> config) throws InterruptedException {
       worker.rest().putConnector(sink, config);
       worker.rest().awaitRunning(sink, WAIT);
       sinkStarted = true;
+      if (followers != null) {
+        followers.startReplaying();
+      }
+    }
+
+    private Connection connectPostgres() {
+      try {
+        return db.connect();
+      } catch (SQLException e) {
+        throw new IllegalStateException(e);
+      }
     }
 
     /** Everything of the replica: its file (or link), -wal, -shm, and the files of its lineages beside it. */
@@ -503,6 +533,9 @@ class FuzzIT {
     @Override
     public void close() throws Exception {
       Exception first = null;
+      if (followers != null) {
+        followers.close();
+      }
       if (worker != null) {
         try {
           for (String c : List.of(source, sink)) {

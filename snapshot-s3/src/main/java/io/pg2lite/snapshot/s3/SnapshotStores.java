@@ -20,12 +20,14 @@ public final class SnapshotStores {
 
   /**
    * Opens the store and, for a bucket, checks it at once: a missing bucket or refused credentials
-   * fail here, naming the setting; an endpoint that cannot be reached now is only warned about
-   * (following goes on; a restore and the snapshots retry it).
+   * fail here, naming the setting. An endpoint that cannot be reached fails too when
+   * {@code needed} (the replica file is missing, so start-up must restore from the store; or a
+   * config is being validated); otherwise it is only warned about: the replica follows on, and the
+   * snapshots retry the store at each interval.
    *
    * @throws IllegalArgumentException naming the setting when the store cannot be used as configured
    */
-  public static Optional<SnapshotStore> open(ReplicaConfig config) {
+  public static Optional<SnapshotStore> open(ReplicaConfig config, boolean needed) {
     if (config.snapshotDir != null) {
       return Optional.of(new DirectorySnapshotStore(config.snapshotDir));
     }
@@ -53,7 +55,7 @@ public final class SnapshotStores {
     try {
       store.check();
     } catch (S3StoreCheckException e) {
-      if (!e.retriable()) {
+      if (!e.retriable() || needed) {
         store.close();
         throw new IllegalArgumentException(e.getMessage(), e);
       }

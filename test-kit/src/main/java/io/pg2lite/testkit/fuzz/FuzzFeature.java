@@ -100,7 +100,15 @@ public enum FuzzFeature {
    * one and swaps it in (issue 35). The generator never reads this one (the test inserts the loss
    * at a point drawn from the seed: {@link Workload#withSlotLoss}), so seeds keep their workloads.
    */
-  SLOT_LOSS;
+  SLOT_LOSS,
+  /**
+   * replica followers (issue 25) beside the sink: one follows from the start and is stopped and
+   * started again on each restart of the sink; with {@link #SNAPSHOT_RESTORES}, each restart of
+   * the worker also starts a new follower on an empty file, which restores the sink's newest
+   * snapshot mid-workload. Each follower's replica is compared with Postgres like the sink's. The
+   * generator never reads this one, so seeds keep their workloads.
+   */
+  FOLLOWERS;
 
   /** Every feature: what {@code mvn verify} runs. */
   public static Set<FuzzFeature> all() {
