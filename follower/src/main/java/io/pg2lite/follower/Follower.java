@@ -4,6 +4,7 @@ import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.follower.config.FollowerConfig;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
 import io.pg2lite.follower.kafka.ConsumerRecords;
+import io.pg2lite.follower.metrics.FollowerMetrics;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.replica.ReplicaException;
 import io.pg2lite.replica.file.ReplicaState;
@@ -87,6 +88,7 @@ public final class Follower implements AutoCloseable {
   private boolean assigned;
   /** What an assignment threw (a replica of another log, too far behind): the consumer wraps it. */
   private RuntimeException assignmentFailure;
+  private final FollowerMetrics metrics;
 
   private Follower(FollowerConfig config, ChangeLogAdmin view, ReplicaFollowing replica,
       KafkaConsumer<byte[], byte[]> consumer, TopicPartition log) {
@@ -97,6 +99,10 @@ public final class Follower implements AutoCloseable {
     this.log = log;
     this.position = Position.of(replica.position());
     this.thread = new Thread(this::run, "pg2lite-" + config.name);
+    this.metrics = FollowerMetrics.register(config.name, new FollowerMetrics.Figures(() -> state.name(),
+        () -> position.watermark(), () -> position.offset(), this::lag, replica::fullSince,
+        () -> replica.lineageFigures().strandedSince(), this::snapshotFailingSince,
+        () -> replica.restoredFrom().orElse(-1)));
   }
 
   /** {@link #start(FollowerConfig)} from settings as a properties file or flags give them. */
@@ -201,7 +207,7 @@ public final class Follower implements AutoCloseable {
       synchronized (progress) {
         progress.notifyAll();
       }
-      ended.countDown();
+      ended.countDown(); // the MBean stays until close(): a FAILED follower shows it
     }
   }
 
@@ -383,6 +389,7 @@ public final class Follower implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
+    metrics.close();
   }
 
   public FollowerConfig config() {

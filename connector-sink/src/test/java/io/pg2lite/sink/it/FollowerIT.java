@@ -202,9 +202,21 @@ class FollowerIT {
           assertEquals(0, audit.lost() + audit.twice(), replica + ": " + audit);
         }
         followers.forEach(f -> assertEquals(Follower.State.FOLLOWING, f.state()));
+        javax.management.ObjectName mbean = new javax.management.ObjectName("io.pg2lite:type=follower,name="
+            + javax.management.ObjectName.quote("fan3"));
+        var jmx = java.lang.management.ManagementFactory.getPlatformMBeanServer();
+        assertEquals("FOLLOWING", jmx.getAttribute(mbean, "State"));
+        assertEquals(followers.get(3).position().watermark(), jmx.getAttribute(mbean, "Watermark"));
+        assertEquals(-1L, jmx.getAttribute(mbean, "SnapshotFailingSince"));
       } finally {
         followers.forEach(Follower::close);
       }
+
+      Map<String, String> missing = settings(stack, p, p.files.newFile("missing"), Map.of());
+      missing.put("topic", "no_such_topic");
+      IllegalStateException noTopic = assertThrows(IllegalStateException.class, () -> Follower.start(missing));
+      assertTrue(noTopic.getMessage().contains("topic = no_such_topic") && noTopic.getMessage().contains(
+          "does not exist"), noTopic.getMessage());
 
       String other = stack.kafka().uniqueTopicName("follow_other");
       stack.kafka().admin().createTopics(List.of(new org.apache.kafka.clients.admin.NewTopic(other, 1, (short) 1)))
