@@ -95,15 +95,20 @@ public final class ReplicaSchema {
    * which none of its columns is hidden any more: normally its {@code backfill-completed}; the
    * completion of a column added during the copy, when that column's copy ran second; or a drop
    * of the last hidden columns. Readers therefore see either no table or the whole table with
-   * every column complete, never a part. Only those two changes ever clear a hidden column.
+   * every column complete, never a part. Only those two changes ever clear a hidden column; the
+   * one that clears the last also deletes the table's change-log records, which only the backfill
+   * merge reads.
    */
   public void apply(SchemaChange change) throws SQLException {
     applyChange(change);
     QualifiedName unhidden = change instanceof SchemaChange.BackfillCompleted bc ? bc.relation().table()
         : change instanceof SchemaChange.DropColumn d ? d.table() : null;
     LiteTable t = unhidden == null ? null : table(unhidden);
-    if (t != null && t.isCopying() && !t.hasHiddenColumns()) {
-      publish(t);
+    if (t != null && !t.hasHiddenColumns()) {
+      rows.forgetChanges(t.name()); // the merge is over for this table (ReplicaSchema's class comment)
+      if (t.isCopying()) {
+        publish(t);
+      }
     }
   }
 

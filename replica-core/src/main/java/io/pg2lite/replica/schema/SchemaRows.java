@@ -182,6 +182,20 @@ final class SchemaRows {
     }
   }
 
+  /**
+   * Deletes the change log's records of {@code table}: once none of its columns is hidden, no
+   * backfill merge reads them, and a later backfill records afresh from its own start (a table
+   * without hidden columns records nothing). Left in place they would grow with every row the
+   * live stream wrote during the copy and never shrink.
+   */
+  void forgetChanges(String table) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + SqlNames.quote(MetadataTables.CHANGES)
+        + " WHERE table_name = ?")) {
+      ps.setString(1, table);
+      ps.executeUpdate();
+    }
+  }
+
   /** Deletes every metadata row of {@code table}, the change log's records too. */
   void dropTable(String table) throws SQLException {
     for (String meta : List.of(MetadataTables.TABLES, MetadataTables.COLUMNS, MetadataTables.CHANGES)) {

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.SchemaChange;
 import io.pg2lite.protocol.schema.BackfillId;
+import io.pg2lite.protocol.schema.BackfillStatus;
 import io.pg2lite.protocol.schema.Column;
 import io.pg2lite.protocol.schema.ColumnSpec;
 import io.pg2lite.protocol.schema.QualifiedName;
@@ -48,6 +49,16 @@ class BackfillMergeTest {
               null)).commitBackfill().entries());
       assertEquals(List.of(Arrays.asList(1, 100), Arrays.asList(3, 30)), h.query("SELECT id, score FROM item ORDER BY id"),
           "row 1 keeps its newer value, row 2 stays deleted, row 3 gets the backfilled value");
+      assertEquals(List.of(List.of(2)), h.query("SELECT count(*) FROM \"_pg2lite.changes\""),
+          "the live changes during the copy are recorded for the merge");
+      h.feed(ChangeMessages.after("0/300").begin(4).change(new SchemaChange.BackfillCompleted(key,
+          List.of("score"), snapshot, new BackfillStatus(3, 3, null))).commit("0/400").entries());
+      assertEquals(List.of(List.of(0)), h.query("SELECT count(*) FROM \"_pg2lite.changes\""),
+          "once no column is hidden, no merge reads the records: they are gone");
+      h.feed(ChangeMessages.after("0/400").begin(5).update(ITEM, null, Row.of("id", Value.of(3), "score",
+          Value.of(31))).commit("0/500").entries());
+      assertEquals(List.of(List.of(0)), h.query("SELECT count(*) FROM \"_pg2lite.changes\""),
+          "a table without hidden columns records nothing");
     }
   }
 
