@@ -335,7 +335,7 @@ public final class FollowerBench {
    * Inserts rows {@code from + 1 .. from + count} of item in 100-row transactions from one
    * connection, as fast as it goes; returns an LSN inside the last one (its commit is at or after it).
    */
-  private static String write(TestDatabase db, int from, int count) throws SQLException {
+  static String write(TestDatabase db, int from, int count) throws SQLException {
     try (Connection c = db.connect(); Statement s = c.createStatement()) {
       c.setAutoCommit(false);
       String lsn = null;
@@ -455,10 +455,10 @@ public final class FollowerBench {
   // ---- the topic's newest commit, as a read_committed reader sees it ------------------------
 
   /** A commit record: its offset, its watermark, and when the tail read it. */
-  private record Commit(long offset, String watermark, long seenNanos) {}
+  record Commit(long offset, String watermark, long seenNanos) {}
 
   /** Reads the topic from its start on a thread of its own (headers only), noting the newest commit record. */
-  private static final class CommitTail implements AutoCloseable {
+  static final class CommitTail implements AutoCloseable {
     private final KafkaConsumer<byte[], byte[]> consumer;
     private final Thread thread;
     private volatile Commit latest;
@@ -544,13 +544,13 @@ public final class FollowerBench {
   }
 
   /** {@code count/sum(qty)/sum(id)} of a table in Postgres. */
-  private static String checksum(TestDatabase db, String table) throws SQLException {
+  static String checksum(TestDatabase db, String table) throws SQLException {
     return db.queryColumn("SELECT count(*) || '/' || coalesce(sum(qty), 0) || '/' || coalesce(sum(id), 0) FROM "
         + table).get(0);
   }
 
   /** {@code count/sum(qty)/sum(id)} of a table in a replica. */
-  private static String checksum(Path replica, String table) throws SQLException {
+  static String checksum(Path replica, String table) throws SQLException {
     try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(qty), 0), coalesce(sum(id), 0) FROM " + table)) {
       rs.next();
@@ -558,7 +558,7 @@ public final class FollowerBench {
     }
   }
 
-  private static long stateOffset(Path replica) {
+  static long stateOffset(Path replica) {
     try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT kafka_offset FROM \"_pg2lite.state\"")) {
       return rs.next() ? rs.getLong(1) : -1;
