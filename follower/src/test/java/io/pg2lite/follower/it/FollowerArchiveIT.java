@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 /**
  * The archive {@code mvn package} builds is a program that runs as unpacked: its script starts the
  * follower from {@code lib/} alone (the Kafka client and a logging binding inside, nothing of
- * Connect), its README is filtered, and its docs are there.
+ * Connect), its README is filtered, and its docs are there, every link of the guide resolving inside.
  */
 class FollowerArchiveIT {
   /** The unpacked archive: the assembly's dir format nests its base directory inside a directory of that name. */
@@ -44,6 +44,14 @@ class FollowerArchiveIT {
     String readme = Files.readString(dir.resolve("README.md"));
     assertFalse(readme.contains("${"), "the README is filtered");
     assertTrue(Files.exists(dir.resolve("doc/follower.md")) && Files.exists(dir.resolve("doc/config-follower.md")));
+    java.util.regex.Matcher link = java.util.regex.Pattern.compile("\\]\\(([^)#\\s]+)(#[^)]*)?\\)")
+        .matcher(Files.readString(dir.resolve("doc/follower.md")));
+    while (link.find()) {
+      if (!link.group(1).matches("[a-z]+:.*")) {
+        assertTrue(Files.exists(dir.resolve("doc").resolve(link.group(1))), "doc/follower.md links to "
+            + link.group(1) + ", which is not in the archive");
+      }
+    }
 
     Run help = run(script, "--help");
     assertEquals(0, help.code, help.out);
