@@ -79,14 +79,14 @@ public class Pg2liteSinkConnector extends SinkConnector {
       error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, e.getMessage());
       return config;
     }
-    Path dir = c.replicaPath.toAbsolutePath().getParent();
+    Path dir = c.replica.replicaPath.toAbsolutePath().getParent();
     if (dir == null || !Files.isDirectory(dir) || !Files.isWritable(dir)) {
       error(config, SinkConfig.REPLICA_PATH_CONFIG, "directory " + dir + " does not exist or is not writable");
     }
     String bootstrap = c.kafkaBootstrapServers;
-    if (c.snapshotDir != null) {
-      if (!Files.isDirectory(c.snapshotDir) || !Files.isWritable(c.snapshotDir)) {
-        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "directory " + c.snapshotDir
+    if (c.replica.snapshotDir != null) {
+      if (!Files.isDirectory(c.replica.snapshotDir) || !Files.isWritable(c.replica.snapshotDir)) {
+        error(config, SinkConfig.SNAPSHOT_DIR_CONFIG, "directory " + c.replica.snapshotDir
             + " does not exist or is not writable");
       }
     }

@@ -83,12 +83,12 @@ public class Pg2liteSinkTask extends SinkTask {
     metrics = SinkMetrics.register(connector, this::logEnd);
     try {
       replica = ReplicaFollowing.open(settings(config, connector, SnapshotStores.open(config.replica,
-          !java.nio.file.Files.exists(config.replicaPath))), admin == null ? ChangeLogView.UNKNOWN : admin,
+          !java.nio.file.Files.exists(config.replica.replicaPath))), admin == null ? ChangeLogView.UNKNOWN : admin,
           log.map(TopicPartition::topic).orElse(null), 0,
           (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset), LOCK_WAIT);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      throw new ConnectException("interrupted while opening the replica " + config.replicaPath, e);
+      throw new ConnectException("interrupted while opening the replica " + config.replica.replicaPath, e);
     } catch (IllegalArgumentException e) {
       metrics.close();
       throw new ConnectException(e.getMessage(), e); // a snapshot store that cannot be used as configured
@@ -103,15 +103,15 @@ public class Pg2liteSinkTask extends SinkTask {
 
   /** The sink's settings as the replica core takes them. */
   static FollowSettings settings(SinkConfig config, String connector, Optional<SnapshotStore> store) {
-    return new FollowSettings("sink connector " + connector, config.replicaPath, replicaSettings(config),
-        config.resyncAuto, config.retryBackoffMaxMs, config.retryTimeoutMs, store, config.snapshotIntervalMs,
-        config.snapshotKeep);
+    return new FollowSettings("sink connector " + connector, config.replica.replicaPath, replicaSettings(config),
+        config.replica.resyncAuto, config.replica.retryBackoffMaxMs, config.replica.retryTimeoutMs, store, config.replica.snapshotIntervalMs,
+        config.replica.snapshotKeep);
   }
 
   /** How this sink opens every replica file it writes: the replica, and a replica built for a new lineage. */
   static ReplicaSettings replicaSettings(SinkConfig config) {
-    return new ReplicaSettings(config.journalMode, config.synchronous, config.busyTimeoutMs, config.maxSizeBytes,
-        config.maxTransactionsPerCommit);
+    return new ReplicaSettings(config.replica.journalMode, config.replica.synchronous, config.replica.busyTimeoutMs, config.replica.maxSizeBytes,
+        config.replica.maxTransactionsPerCommit);
   }
 
   /** Every assignment seeks to the record after the replica's last commit. */

@@ -1,6 +1,5 @@
 package io.pg2lite.sink.config;
 
-import java.nio.file.Path;
 import java.util.Map;
 import io.pg2lite.connect.config.KafkaClientSettings;
 import io.pg2lite.connect.config.ReplicaConfig;
@@ -48,21 +47,7 @@ public final class SinkConfig {
     return ReplicaConfig.define(def, new ReplicaConfig.Wording(REPLICA_PATH_DOC, SNAPSHOT_DIR_DOC, 3_600_000L, 1000L));
   }
 
-  public final Path replicaPath;
-  public final String journalMode;
-  public final String synchronous;
-  public final int busyTimeoutMs;
-  public final int maxTransactionsPerCommit;
   public final String kafkaBootstrapServers;
-  public final long maxSizeBytes;
-  public final long retryTimeoutMs;
-  public final long retryBackoffMaxMs;
-  /** Null when snapshots are off. */
-  public final Path snapshotDir;
-  public final long snapshotIntervalMs;
-  public final int snapshotKeep;
-  /** Wait for a new lineage instead of failing when records the replica needs are gone. */
-  public final boolean resyncAuto;
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
 
@@ -73,18 +58,6 @@ public final class SinkConfig {
     AbstractConfig c = new AbstractConfig(configDef(), props, false);
     ReplicaConfig r = new ReplicaConfig(c);
     replica = r;
-    replicaPath = r.replicaPath;
-    journalMode = r.journalMode;
-    synchronous = r.synchronous;
-    busyTimeoutMs = r.busyTimeoutMs;
-    maxTransactionsPerCommit = r.maxTransactionsPerCommit;
-    maxSizeBytes = r.maxSizeBytes;
-    retryTimeoutMs = r.retryTimeoutMs;
-    retryBackoffMaxMs = r.retryBackoffMaxMs;
-    snapshotDir = r.snapshotDir;
-    snapshotIntervalMs = r.snapshotIntervalMs;
-    snapshotKeep = r.snapshotKeep;
-    resyncAuto = r.resyncAuto;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     kafkaClientProps = kafkaClientProps(props);
     if (r.hasSnapshotStore() && kafkaBootstrapServers.isEmpty()) {

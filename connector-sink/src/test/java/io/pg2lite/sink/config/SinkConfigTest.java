@@ -15,9 +15,9 @@ class SinkConfigTest {
   @Test
   void defaultsAndValidation() {
     SinkConfig c = new SinkConfig(Map.of("replica.path", "/tmp/r.db"));
-    assertEquals("WAL", c.journalMode);
-    assertEquals("NORMAL", c.synchronous);
-    assertEquals(1000, c.maxTransactionsPerCommit);
+    assertEquals("WAL", c.replica.journalMode);
+    assertEquals("NORMAL", c.replica.synchronous);
+    assertEquals(1000, c.replica.maxTransactionsPerCommit);
     ConfigException e = assertThrows(ConfigException.class,
         () -> new SinkConfig(Map.of("replica.path", "/tmp/r.db", "replica.journal.mode", "MEMORY")));
     assertTrue(e.getMessage().contains("replica.journal.mode"), e.getMessage());
