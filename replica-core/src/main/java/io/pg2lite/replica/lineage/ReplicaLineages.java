@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,6 +72,7 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
   private final LineageFiles files;
   private final ReplicaSettings settings;
   private final ReplicaSwap swap;
+  private final RetiredLineages retired = new RetiredLineages();
   private final Seeker seeker;
   private final LineageEvents events;
   private ReplicaFeed published;
@@ -170,6 +172,17 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
     if (search == null) {
       take(writing(), null);
     }
+    retired.deleteDue(Instant.now());
+  }
+
+  /** Deletes the retired lineages' files whose grace has passed at {@code now}; returns them (for tests). */
+  List<Path> deleteRetired(Instant now) {
+    return retired.deleteDue(now);
+  }
+
+  /** The retired lineages' files still waiting for their grace to pass (for tests). */
+  List<Path> retiredWaiting() {
+    return retired.waiting();
   }
 
   /**
@@ -398,6 +411,11 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
     if (!s.notDeleted().isEmpty()) {
       LOG.warn("Could not delete files of replica version {}: {}; delete them by hand", retired, s.notDeleted());
     }
+    if (!s.retiring().isEmpty()) {
+      this.retired.retire(retired, s.retiring(), lastSwap);
+      LOG.info("The files of replica version {} are deleted in {} s, once no reader can still be opening them by "
+          + "their name: {}", retired, RetiredLineages.GRACE.toSeconds(), s.retiring());
+    }
     s.leftInPlace().ifPresent(f -> LOG.warn("{} was a symbolic link to {}, which this sink did not make: that file "
         + "(replica version {}) is left in place; delete it when no reader needs it", files.path(), f, retired));
     moved();
@@ -443,6 +461,7 @@ public final class ReplicaLineages implements LineageFigures, AutoCloseable {
   /** Rolls back what is not committed and closes both files (a build that committed stays for the next start). */
   @Override
   public void close() throws ReplicaException {
+    retired.deleteDue(Instant.now());
     try {
       if (build != null) {
         build.close();

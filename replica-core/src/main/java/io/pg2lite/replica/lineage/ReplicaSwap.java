@@ -14,7 +14,7 @@ import java.util.Optional;
 
 /**
  * Puts a complete build in the place of the published replica, atomically for every reader that
- * opens the replica by its path, then deletes the old lineage's files.
+ * opens the replica by its path, then hands the old lineage's files over to be deleted.
  *
  * <p>{@code replica.path} becomes (or stays) a symbolic link to the build's file, which keeps its
  * own name ({@code <name>.lineage-<version>}). SQLite resolves the link when it opens the path
@@ -42,9 +42,12 @@ import java.util.Optional;
  *       directory so that the rename survives a crash.
  *   <li>Open the path as the published replica, and check it holds the build's position: proof
  *       that the path resolves to the new file before anything of the old one is deleted.
- *   <li>Delete the old lineage's files by name. A reader that holds the old file keeps its open
- *       descriptors (Linux frees a file once the last one closes) and reads the old lineage, frozen
- *       at its last commit, until it reopens.
+ *   <li>Delete the sidecars of a path that was a regular file at once; hand an old lineage file
+ *       and its sidecars to {@link RetiredLineages}, which deletes them a grace period later (a
+ *       reader may have resolved the link to the old name a moment before the rename; why each
+ *       way is written there). A reader that holds the old file keeps its open descriptors (Linux
+ *       frees a file once the last one closes) and reads the old lineage, frozen at its last
+ *       commit, until it reopens.
  * </ol>
  * A crash between steps leaves at most the build complete beside the old replica (before step 4),
  * or the old lineage's files beside the new one (after it): {@link LeftoverBuilds} finishes the
@@ -55,11 +58,13 @@ final class ReplicaSwap {
   private final ReplicaSettings settings;
 
   /**
-   * The replica the path now opens; the old lineage's files deleted, and those that could not be
-   * (with why); and, when the path was a link this sink did not make, its target, left in place
-   * for its owner.
+   * The replica the path now opens; the sidecars of the path's old regular file deleted, and those
+   * that could not be (with why); the old lineage file and its sidecars, to delete after a grace
+   * period; and, when the path was a link this sink did not make, its target, left in place for its
+   * owner.
    */
-  record Swapped(Replica published, List<Path> deleted, List<String> notDeleted, Optional<Path> leftInPlace) {}
+  record Swapped(Replica published, List<Path> deleted, List<String> notDeleted, List<Path> retiring,
+      Optional<Path> leftInPlace) {}
 
   ReplicaSwap(LineageFiles files, ReplicaSettings settings) {
     this.files = files;
@@ -88,13 +93,17 @@ final class ReplicaSwap {
       throw failed(build, "closing the replicas before the swap failed", e);
     }
     List<Path> old;
+    List<Path> retiring = new ArrayList<>();
     Optional<Path> foreignTarget;
     try {
       Optional<Path> current = files.current();
       foreignTarget = current.isEmpty() && Files.isSymbolicLink(path)
           ? Optional.of(path.resolveSibling(Files.readSymbolicLink(path))) : Optional.empty();
-      old = new ArrayList<>(LineageFiles.sidecars(current.orElse(path)));
-      current.ifPresent(old::add);
+      old = current.isPresent() ? List.of() : LineageFiles.sidecars(path);
+      if (current.isPresent()) {
+        retiring.addAll(LineageFiles.sidecars(current.get()));
+        retiring.add(current.get());
+      }
       Path link = files.swapLink();
       Files.deleteIfExists(link);
       Files.createSymbolicLink(link, build.file().getFileName());
@@ -137,7 +146,7 @@ final class ReplicaSwap {
         notDeleted.add(f + " (" + e + ")");
       }
     }
-    return new Swapped(opened, deleted, notDeleted, foreignTarget);
+    return new Swapped(opened, deleted, notDeleted, retiring, foreignTarget);
   }
 
   private LineageException failed(LineageBuild build, String what, Throwable cause) {

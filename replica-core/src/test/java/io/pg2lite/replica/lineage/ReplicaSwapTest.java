@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -55,8 +56,9 @@ class ReplicaSwapTest {
 
   /**
    * A reader holding the old file keeps its WAL and shared memory from being checkpointed away by
-   * the sink's close; the swap deletes them by name, and the reader goes on reading through its
-   * open descriptors.
+   * the sink's close. The swap deletes the first (regular) file's sidecars at once; an old lineage
+   * file and its sidecars a grace period later, so that a reader that resolved the link to the old
+   * name still opens it. Either way the reader goes on reading through its open descriptors.
    */
   @Test
   void eachSwapDeletesTheOldLineagesFilesWhileTheirReadersGoOn() throws Exception {
@@ -79,8 +81,20 @@ class ReplicaSwapTest {
           done = log.size();
           log.newLineage(V3, REASON, "a").copy("a", 1, 7, true);
           batch(l, log.from(done));
-          for (Path gone : List.of(second, dir.resolve(second.getFileName() + "-wal"),
-              dir.resolve(second.getFileName() + "-shm"))) {
+          List<Path> secondFiles = List.of(dir.resolve(second.getFileName() + "-wal"),
+              dir.resolve(second.getFileName() + "-shm"), second);
+          assertTrue(l.retiredWaiting().containsAll(secondFiles), "the lineage file and its sidecars wait out the grace: "
+              + l.retiredWaiting());
+          secondFiles.forEach(f -> assertTrue(Files.exists(f), f + " is still there"));
+          try (Connection late = ReplicaFile.connect(second, 5000, true)) {
+            assertEquals(range(1, 5), ids(late), "a reader that resolved the link before the swap opens the old name");
+          }
+          Instant swapped = Instant.now();
+          assertEquals(List.of(), l.deleteRetired(swapped.plus(RetiredLineages.GRACE).minusSeconds(5)),
+              "nothing before the grace has passed");
+          assertEquals(secondFiles, l.deleteRetired(swapped.plus(RetiredLineages.GRACE).plusSeconds(1)));
+          assertEquals(List.of(), l.retiredWaiting());
+          for (Path gone : secondFiles) {
             assertFalse(Files.exists(gone), gone + " is deleted");
           }
           assertEquals(range(1, 5), ids(reader), "its reader still reads the second lineage");
