@@ -44,7 +44,13 @@ public final class SlotGuard {
     return resumeAfter -> {
       Long from = resumeAfter != null ? resumeAfter : lineageStart.get();
       check(from);
-      ReplicationSession session = sessions.open(resumeAfter);
+      ReplicationSession session;
+      try {
+        session = sessions.open(resumeAfter);
+      } catch (SQLException | RuntimeException e) {
+        lostDuring(e, from);
+        throw e;
+      }
       try {
         check(from);
       } catch (SQLException | RuntimeException e) {
@@ -53,6 +59,25 @@ public final class SlotGuard {
       }
       return session;
     };
+  }
+
+  /**
+   * An open that failed is looked at again: a slot dropped or invalidated while Debezium opened
+   * the session fails it with Debezium's own words ("replication slot ... does not exist", after
+   * its retries), which no rule here recognizes; the lineage is lost then, and must say so
+   * (FuzzIT seed 4025, batch BE: the task failed instead of starting a new lineage).
+   *
+   * @throws LineageLost when the slot is gone or invalidated now, with {@code failed} suppressed
+   */
+  private void lostDuring(Exception failed, Long from) {
+    try {
+      check(from);
+    } catch (LineageLost lost) {
+      lost.addSuppressed(failed);
+      throw lost;
+    } catch (SQLException | RuntimeException cannotLook) {
+      failed.addSuppressed(cannotLook); // the open's own failure is the one to heal or report
+    }
   }
 
   /**

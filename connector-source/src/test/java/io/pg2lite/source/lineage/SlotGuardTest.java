@@ -85,4 +85,33 @@ class SlotGuardTest {
     LineageLost lost = assertThrows(LineageLost.class, () -> guarded.open(100L));
     assertTrue(lost.reason().contains("replication slot s is missing"), lost.reason());
   }
+
+  /**
+   * The slot was there at the first look and dropped while Debezium opened the session: Debezium
+   * fails the open in its own words after its retries. Looked at again, that is a lost lineage
+   * (FuzzIT seed 4025), with Debezium's failure kept beside it.
+   */
+  @Test
+  void aSlotDroppedDuringTheOpenIsALostLineage() {
+    Deque<SlotState> looks = new ArrayDeque<>(List.of(slot(100)));
+    RuntimeException debezium = new IllegalStateException("replication slot \"s\" does not exist");
+    ReplicationSession.Opener guarded = new SlotGuard("s", looks::poll).guarding(after -> {
+      throw debezium;
+    }, () -> 50L);
+    LineageLost lost = assertThrows(LineageLost.class, () -> guarded.open(100L));
+    assertTrue(lost.reason().contains("replication slot s is missing"), lost.reason());
+    assertSame(debezium, lost.getSuppressed()[0], "the open's own failure is kept");
+  }
+
+  /** An open that fails while the slot is still there is the open's fault: it is rethrown, to be healed. */
+  @Test
+  void anOpenThatFailsWithTheSlotInPlaceFailsAsItself() {
+    Deque<SlotState> looks = new ArrayDeque<>(List.of(slot(100), slot(100)));
+    RuntimeException refused = new IllegalStateException("connection refused");
+    ReplicationSession.Opener guarded = new SlotGuard("s", looks::poll).guarding(after -> {
+      throw refused;
+    }, () -> 50L);
+    assertSame(refused, assertThrows(IllegalStateException.class, () -> guarded.open(100L)));
+    assertTrue(looks.isEmpty(), "looked at again after the failed open");
+  }
 }
