@@ -14,8 +14,10 @@ import io.pg2lite.replica.snapshot.SnapshotStore;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.snapshot.s3.SnapshotStores;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
+import io.pg2lite.connect.metrics.ReplicaStages;
 import io.pg2lite.sink.metrics.SinkMetrics;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
@@ -163,6 +165,8 @@ public class Pg2liteSinkTask extends SinkTask {
       rewind(); // again: this batch is dropped, the rewind delivers it (and what follows) anew
       return;
     }
+    Instant fetched = Instant.now();
+    long fetchedNanos = System.nanoTime();
     List<ChangeLogRecord> batch = new ArrayList<>(records.size());
     for (SinkRecord r : records) {
       batch.add(SinkRecords.of(r));
@@ -175,6 +179,9 @@ public class Pg2liteSinkTask extends SinkTask {
       rewound = true;
       context.timeout(retry.waitMs());
       throw new RetriableException(retry.getMessage(), retry.getCause());
+    }
+    if (done.committed()) {
+      ReplicaStages.record(metrics.stages(), fetched, fetchedNanos, done.commitTimes(), System.nanoTime());
     }
     ReplicaState s = replica.position();
     metrics.batchApplied(done.applied(), done.transactions(), s.watermark(), s.offset(), done.lastCommitTime());

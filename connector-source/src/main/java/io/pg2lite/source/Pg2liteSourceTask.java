@@ -18,6 +18,7 @@ import io.pg2lite.source.transaction.SourcePartition;
 import io.pg2lite.source.transaction.SourcePosition;
 import io.pg2lite.source.transaction.TransactionAssembler;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -77,7 +78,8 @@ public class Pg2liteSourceTask extends SourceTask {
   private KafkaCommitPolicy commitPolicy;
   /** Records of complete upstream transactions wait in an open Kafka transaction. */
   private boolean uncommitted;
-  private SourceMetrics metrics;
+  /** Volatile: commitRecord reads it on the producer's thread (at-least-once). */
+  private volatile SourceMetrics metrics;
   private List<Emitted> pending = List.of();
   private StreamMultiplexer multiplexer;
   /** Replication-stream mode's catalog reader and checker, closed with the task. */
@@ -255,6 +257,8 @@ public class Pg2liteSourceTask extends SourceTask {
           lineageEnded(e); // rethrows anything but a lost lineage that resync.auto lets go
           return null;
         }
+        long readNanos = System.nanoTime();
+        Instant readAt = Instant.now();
         batchEvents = events.size();
         if (events.isEmpty()) {
           // Caught up with complete transactions still in an open Kafka transaction: close it at a
@@ -265,6 +269,7 @@ public class Pg2liteSourceTask extends SourceTask {
           for (ReplicationEvent e : events) {
             emitted.addAll(assembler.accept(e));
           }
+          metrics.commitStages().read(emitted, readAt, readNanos);
         }
       }
       MainStreamState mainState = assembler.inTransaction() ? MainStreamState.IN_TRANSACTION
@@ -278,6 +283,9 @@ public class Pg2liteSourceTask extends SourceTask {
     int[] lastBoundary = {-1};
     records.drainInto(out, POLL_BYTES, e -> {
       metrics.recordEmitted(e);
+      if (e.endsTransaction()) {
+        metrics.commitStages().handed(e, out.get(out.size() - 1), System.nanoTime());
+      }
       if (e.endsTransaction()) {
         lastBoundary[0] = out.size() - 1;
       }
@@ -339,6 +347,9 @@ public class Pg2liteSourceTask extends SourceTask {
         multiplexer = null;
       }
       closeCatalog();
+      if (metrics != null) {
+        metrics.commitStages().reset(); // what is queued is dropped; its marks would never be found
+      }
     }
   }
 
@@ -357,6 +368,10 @@ public class Pg2liteSourceTask extends SourceTask {
   @Override
   public void commitRecord(SourceRecord record, RecordMetadata metadata) {
     written.incrementAndGet();
+    SourceMetrics m = metrics;
+    if (m != null) {
+      m.commitStages().acknowledged(record, System.nanoTime());
+    }
   }
 
   /**

@@ -3,6 +3,8 @@ package io.pg2lite.follower;
 import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.follower.config.FollowerConfig;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
+import io.pg2lite.connect.metrics.ReplicaStages;
+import io.pg2lite.connect.metrics.StageTimes;
 import io.pg2lite.follower.kafka.ConsumerRecords;
 import io.pg2lite.follower.metrics.FollowerMetrics;
 import io.pg2lite.protocol.watermark.Watermark;
@@ -11,6 +13,7 @@ import io.pg2lite.replica.file.ReplicaState;
 import io.pg2lite.replica.follow.ReplicaFollowing;
 import io.pg2lite.replica.lineage.ChangeLogRecord;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -89,6 +92,8 @@ public final class Follower implements AutoCloseable {
   /** What an assignment threw (a replica of another log, too far behind): the consumer wraps it. */
   private RuntimeException assignmentFailure;
   private final FollowerMetrics metrics;
+  /** Written by the following thread, read by JMX threads (StageTimes locks). */
+  private final StageTimes stages = ReplicaStages.create();
 
   private Follower(FollowerConfig config, ChangeLogAdmin view, ReplicaFollowing replica,
       KafkaConsumer<byte[], byte[]> consumer, TopicPartition log) {
@@ -102,7 +107,7 @@ public final class Follower implements AutoCloseable {
     this.metrics = FollowerMetrics.register(config.name, new FollowerMetrics.Figures(() -> state.name(),
         () -> position.watermark(), () -> position.offset(), this::lag, replica::fullSince,
         () -> replica.lineageFigures().strandedSince(), this::snapshotFailingSince,
-        () -> replica.restoredFrom().orElse(-1)));
+        () -> replica.restoredFrom().orElse(-1), stages));
   }
 
   /** {@link #start(FollowerConfig)} from settings as a properties file or flags give them. */
@@ -212,6 +217,8 @@ public final class Follower implements AutoCloseable {
   }
 
   private void apply(List<ConsumerRecord<byte[], byte[]>> records) throws InterruptedException {
+    Instant fetched = Instant.now();
+    long fetchedNanos = System.nanoTime();
     List<ChangeLogRecord> batch = new ArrayList<>(records.size());
     for (ConsumerRecord<byte[], byte[]> r : records) {
       batch.add(ConsumerRecords.of(r));
@@ -227,6 +234,7 @@ public final class Follower implements AutoCloseable {
       return;
     }
     if (done.committed()) {
+      ReplicaStages.record(stages, fetched, fetchedNanos, done.commitTimes(), System.nanoTime());
       Position p = Position.of(replica.position());
       position = p;
       synchronized (progress) {

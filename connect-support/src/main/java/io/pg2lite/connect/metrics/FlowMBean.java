@@ -20,4 +20,21 @@ public interface FlowMBean {
 
   /** How long ago the last transaction handled committed in Postgres; -1 before the first. */
   long getMillisBehindSource();
+
+  /**
+   * Where live transactions' time went in this task, per stage, p50 and p99 over the last 1,024
+   * transactions (StageTimes): the source from the Postgres commit to Kafka's acknowledgement, the
+   * sink and a follower from the Postgres commit to the replica's commit. The first stage is read
+   * against Postgres's clock, the rest against this JVM's. "" before the first.
+   */
+  String getLatencyStages();
+
+  /** The whole path of {@link #getLatencyStages()}, p50, in milliseconds; -1 before the first. */
+  double getCommitLatencyP50Millis();
+
+  /** The whole path of {@link #getLatencyStages()}, p99, in milliseconds; -1 before the first. */
+  double getCommitLatencyP99Millis();
+
+  /** Starts the stage windows afresh (an operation), to read one period's stages alone: a measurement, an incident. */
+  void resetLatencyStages();
 }

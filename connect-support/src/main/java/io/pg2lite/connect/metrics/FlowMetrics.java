@@ -13,10 +13,41 @@ import org.slf4j.Logger;
  */
 public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
   private final WindowedRates rates = new WindowedRates();
+  private final StageTimes stages;
   private volatile ObjectName name;
   private volatile long transactions;
   private volatile long records;
   private volatile long millisBehind = -1;
+
+  /** @param stages the task's latency stages, the total last */
+  protected FlowMetrics(StageTimes stages) {
+    this.stages = stages;
+  }
+
+  /** Where the task records its stage times. */
+  public final StageTimes stages() {
+    return stages;
+  }
+
+  @Override
+  public String getLatencyStages() {
+    return stages.describe();
+  }
+
+  @Override
+  public void resetLatencyStages() {
+    stages.reset();
+  }
+
+  @Override
+  public double getCommitLatencyP50Millis() {
+    return stages.totalMillis(50);
+  }
+
+  @Override
+  public double getCommitLatencyP99Millis() {
+    return stages.totalMillis(99);
+  }
 
   /** Records and transactions handled (the task thread). */
   protected final void counted(long newRecords, long newTransactions) {

@@ -28,6 +28,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private volatile LineageFigures lineage = LineageFigures.NONE;
 
   private SinkMetrics(LongSupplier logEnd) {
+    super(io.pg2lite.connect.metrics.ReplicaStages.create());
     this.logEnd = ThrottledReading.ofLong(logEnd);
   }
 

@@ -7,7 +7,11 @@ import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
 import io.pg2lite.testkit.support.BenchSettings;
+import io.pg2lite.testkit.connect.ConnectRestClient;
+import io.pg2lite.testkit.connect.WorkerProcess;
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,6 +28,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import javax.management.JMException;
+import javax.management.MBeanServerConnection;
+import javax.management.ObjectName;
+import javax.management.remote.JMXConnectorFactory;
+import javax.management.remote.JMXServiceURL;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -37,8 +46,12 @@ import org.apache.kafka.common.serialization.StringDeserializer;
  * {@code mvn -B -q -pl connector-sink exec:java -Dexec.classpathScope=test
  * -Dexec.mainClass=io.pg2lite.sink.bench.PipelineBench}. Throughput: from the workload's first
  * statement to the replica holding its last row. Latency: 50 single-row transactions 100 ms apart (after 20 uncounted),
- * commit returned in Postgres → row visible to a separate reader of the replica (polled every ms).
- * CPU: this JVM's (broker, worker, both connectors), not Postgres'. Arguments {@code throughput} and/or
+ * commit returned in Postgres → row visible to a separate reader of the replica (polled every 0.2 ms).
+ * CPU: the worker's and this JVM's (the broker), not Postgres'. The worker runs in a JVM of its own
+ * ({@link WorkerProcess}, 1 GB heap, JMX on a local port for its metrics); {@code
+ * -Dpg2lite.bench.workerJvm=false} runs it in this JVM instead. After the latency workload the bench
+ * prints both tasks' latency stages ({@code LatencyStages}, reset before the workload), which split
+ * the path Postgres → source → Kafka → sink → replica. Arguments {@code throughput} and/or
  * {@code latency} pick the workloads (default: both); {@code -Dpg2lite.bench.rounds=N} runs the
  * throughput workloads N times (round 1 cold, later rounds on warm code). {@code -Dpg2lite.bench.eos=false} runs the
  * same on a worker without exactly-once source support (at-least-once: no Kafka transactions; the
@@ -53,8 +66,9 @@ public final class PipelineBench {
           "CREATE PUBLICATION bench_pub FOR TABLE item");
       String topic = stack.kafka().uniqueTopicName("pipeline");
       Path replica = files.newFile("bench");
-      start(stack, db, topic, replica);
-      System.out.printf("%-36s %10s %10s %12s%n", "workload", "rows", "rows/s", "CPU µs/row");
+      start(stack, db, topic, replica, work);
+      System.out.printf("%-36s %10s %10s %12s %14s%n", "workload", "rows", "rows/s", "CPU µs/row",
+          "Postgres rows/s");
 
       boolean throughput = args.length == 0 || List.of(args).contains("throughput");
       boolean latency = args.length == 0 || List.of(args).contains("latency");
@@ -79,6 +93,9 @@ public final class PipelineBench {
       if (atLeastOnceWorker != null) {
         atLeastOnceWorker.close();
       }
+      if (workerProcess != null) {
+        workerProcess.close();
+      }
     }
   }
 
@@ -90,8 +107,9 @@ public final class PipelineBench {
         db.execute("INSERT INTO item SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0 FROM generate_series("
             + (t * 1000 + 1) + ", " + (t * 1000 + 1000) + ") g");
       }
+      long written = System.nanoTime();
       awaitReplica(replica, "SELECT count(*) FROM item", "100000");
-      report("100k inserts, 100 txs of 1,000 rows", 100_000, t0, cpu0);
+      report("100k inserts, 100 txs of 1,000 rows", 100_000, t0, cpu0, written);
 
       cpu0 = cpu();
       t0 = System.nanoTime();
@@ -105,8 +123,9 @@ public final class PipelineBench {
           }
         }
       }
+      written = System.nanoTime();
       awaitReplica(replica, "SELECT count(*) FROM item WHERE qty >= 1000", "100000");
-      report("100k single-row updates, txs of 1,000", 100_000, t0, cpu0);
+      report("100k single-row updates, txs of 1,000", 100_000, t0, cpu0, written);
     }
   }
 
@@ -122,6 +141,7 @@ public final class PipelineBench {
     watcher.start();
     List<Double> toKafka = new ArrayList<>();
     double commitFrom = Double.NaN;
+    boolean stagesReset = false;
     try {
       List<Double> latencies = new ArrayList<>();
       try (Connection reader = SqliteFiles.open(replica)) {
@@ -130,10 +150,11 @@ public final class PipelineBench {
           db.execute("INSERT INTO item VALUES (" + id + ", 'latency', 0, 0)");
           long committed = System.nanoTime();
           while (!present(reader, id)) {
-            LockSupport.parkNanos(1_000_000);
+            LockSupport.parkNanos(200_000); // 0.2 ms: the reading adds 0.1 ms on average to what it measures
           }
           if (i == 0) {
             commitFrom = producerMetric("txn-commit-time-ns-total");
+            stagesReset = resetStages(); // the warm-up's transactions are not counted
           }
           if (i >= 0) {
             latencies.add((System.nanoTime() - committed) / 1e6);
@@ -160,6 +181,10 @@ public final class PipelineBench {
       Collections.sort(toKafka);
       System.out.printf("of which commit -> readable in Kafka (%d seen): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
           toKafka.size(), pct(toKafka, 50), pct(toKafka, 95), pct(toKafka, 99));
+      if (stagesReset) {
+        System.out.printf("stages, source (LatencyStages): %s%n", stages("source"));
+        System.out.printf("stages, sink (LatencyStages): %s%n", stages("sink"));
+      }
     } finally {
       stop.set(true);
       watcher.join();
@@ -192,7 +217,9 @@ public final class PipelineBench {
 
   private static final boolean EXACTLY_ONCE = Boolean.parseBoolean(System.getProperty("pg2lite.bench.eos", "true"));
 
-  /** The worker the bench runs on: the stack's (exactly-once enabled), or one without exactly-once. */
+  private static final boolean WORKER_JVM = Boolean.parseBoolean(System.getProperty("pg2lite.bench.workerJvm", "true"));
+
+  /** The worker the bench runs on, in this JVM: the stack's (exactly-once enabled), or one without exactly-once. */
   private static ConnectWorker worker(TestStack stack) {
     if (EXACTLY_ONCE) {
       return stack.connect();
@@ -204,8 +231,38 @@ public final class PipelineBench {
   }
 
   private static ConnectWorker atLeastOnceWorker;
+  /** The worker in a JVM of its own, and its MBeans; null with {@code workerJvm=false}. */
+  private static WorkerProcess workerProcess;
+  private static MBeanServerConnection workerMBeans;
 
-  private static void start(TestStack stack, TestDatabase db, String topic, Path replica) {
+  private static ConnectRestClient rest(TestStack stack) {
+    return workerProcess != null ? workerProcess.rest() : worker(stack).rest();
+  }
+
+  /** A worker JVM with JMX on a free local port (no authentication: loopback only, a bench). */
+  private static void startWorkerProcess(TestStack stack, Path work) throws IOException {
+    int jmx;
+    try (ServerSocket s = new ServerSocket(0)) {
+      jmx = s.getLocalPort();
+    }
+    workerProcess = WorkerProcess.start(stack.kafka().bootstrapServers(), "1g", work, EXACTLY_ONCE, null, Map.of(),
+        List.of("-Dcom.sun.management.jmxremote.port=" + jmx, "-Dcom.sun.management.jmxremote.rmi.port=" + jmx,
+            "-Dcom.sun.management.jmxremote.authenticate=false", "-Dcom.sun.management.jmxremote.ssl=false",
+            "-Dcom.sun.management.jmxremote.host=127.0.0.1", "-Djava.rmi.server.hostname=127.0.0.1"));
+    JMXServiceURL url = new JMXServiceURL("service:jmx:rmi:///jndi/rmi://127.0.0.1:" + jmx + "/jmxrmi");
+    workerMBeans = JMXConnectorFactory.connect(url).getMBeanServerConnection();
+  }
+
+  private static MBeanServerConnection mbeans() {
+    return workerMBeans != null ? workerMBeans : ManagementFactory.getPlatformMBeanServer();
+  }
+
+  private static void start(TestStack stack, TestDatabase db, String topic, Path replica, Path work)
+      throws IOException {
+    if (WORKER_JVM) {
+      startWorkerProcess(stack, work);
+    }
+    System.out.printf("worker in %s%n", WORKER_JVM ? "a JVM of its own (pid " + workerProcess.pid() + ")" : "this JVM");
     Map<String, String> s = ConnectorConfigs.source(stack, SOURCE, db.name(), "bench", topic);
     if (!EXACTLY_ONCE) {
       s.remove("exactly.once.support");
@@ -218,12 +275,12 @@ public final class PipelineBench {
     if (linger != null) {
       s.put("producer.override.linger.ms", linger);
     }
-    worker(stack).rest().putConnector("bench-source", s);
-    worker(stack).rest().awaitRunning("bench-source", Duration.ofSeconds(90));
+    rest(stack).putConnector("bench-source", s);
+    rest(stack).awaitRunning("bench-source", Duration.ofSeconds(90));
     Map<String, String> k = ConnectorConfigs.sink(stack, "bench-sink", topic, replica);
     k.put("consumer.override.fetch.max.wait.ms", System.getProperty("pg2lite.bench.fetchWaitMs", "5"));
-    worker(stack).rest().putConnector("bench-sink", k);
-    worker(stack).rest().awaitRunning("bench-sink", Duration.ofSeconds(90));
+    rest(stack).putConnector("bench-sink", k);
+    rest(stack).awaitRunning("bench-sink", Duration.ofSeconds(90));
     awaitReplica(replica, "SELECT count(*) FROM item", "0");
   }
 
@@ -243,17 +300,56 @@ public final class PipelineBench {
     }
   }
 
-  private static void report(String name, long rows, long t0, long cpu0) {
+  /**
+   * One workload's line: rows/s from its first statement to the replica holding its last row, CPU
+   * per row, and the rate at which Postgres alone took the statements (to {@code written}): the
+   * pipeline cannot be faster than that, whatever it does.
+   */
+  private static void report(String name, long rows, long t0, long cpu0, long written) {
     double seconds = (System.nanoTime() - t0) / 1e9;
     double cpuMicros = (cpu() - cpu0) / 1e3;
-    System.out.printf("%-36s %10d %10.0f %12.1f%n", name, rows, rows / seconds, cpuMicros / rows);
+    System.out.printf("%-36s %10d %10.0f %12.1f %14.0f%n", name, rows, rows / seconds, cpuMicros / rows,
+        rows / ((written - t0) / 1e9));
   }
 
+  /** This JVM's CPU (the broker, the bench) and the worker's when it runs apart. */
   private static long cpu() {
-    return BenchSettings.processCpuNanos();
+    return BenchSettings.processCpuNanos() + (workerProcess != null ? workerProcess.cpuNanos() : 0);
   }
 
-  /** A metric of the source task's producer (in this JVM: the worker runs here), NaN when absent. */
+  /** Resets both tasks' latency stages; false when their MBeans are not there. */
+  private static boolean resetStages() {
+    try {
+      for (String type : List.of("source", "sink")) {
+        mbeans().invoke(taskMBean(type), "resetLatencyStages", null, null);
+      }
+      return true;
+    } catch (JMException | IOException e) {
+      System.out.printf("latency stages not available: %s%n", e);
+      return false;
+    }
+  }
+
+  private static String stages(String type) {
+    try {
+      return String.valueOf(mbeans().getAttribute(taskMBean(type), "LatencyStages"));
+    } catch (JMException | IOException e) {
+      return "not available: " + e;
+    }
+  }
+
+  /** The pg2lite MBean of the bench's source or sink task. */
+  private static ObjectName taskMBean(String type) throws JMException, IOException {
+    String connector = type.equals("source") ? SOURCE : "bench-sink";
+    for (ObjectName n : mbeans().queryNames(new ObjectName("io.pg2lite:type=" + type + ",*"), null)) {
+      if (connector.equals(ObjectName.unquote(n.getKeyProperty("connector")))) {
+        return n;
+      }
+    }
+    throw new javax.management.InstanceNotFoundException("no io.pg2lite:type=" + type + " MBean of " + connector);
+  }
+
+  /** A metric of the source task's producer (in the worker's JVM), NaN when absent. */
   private static double producerMetric(String name) {
     return mbeanDouble("kafka.producer:type=producer-metrics,client-id=connector-producer-" + SOURCE + "-0", name);
   }
@@ -265,10 +361,9 @@ public final class PipelineBench {
 
   private static double mbeanDouble(String objectName, String attribute) {
     try {
-      Object v = ManagementFactory.getPlatformMBeanServer()
-          .getAttribute(new javax.management.ObjectName(objectName), attribute);
+      Object v = mbeans().getAttribute(new ObjectName(objectName), attribute);
       return v instanceof Number n ? n.doubleValue() : Double.NaN;
-    } catch (javax.management.JMException e) {
+    } catch (JMException | IOException e) {
       return Double.NaN;
     }
   }

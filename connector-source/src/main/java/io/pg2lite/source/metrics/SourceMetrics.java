@@ -30,8 +30,16 @@ public final class SourceMetrics extends FlowMetrics implements SourceMetricsMBe
   private final BackfillProgress backfills = new BackfillProgress();
   private Instant currentCommitTime;
 
+  private final SourceStages commitStages = new SourceStages(stages());
+
   private SourceMetrics(Supplier<SlotReading> slot) {
+    super(SourceStages.create());
     this.slot = new ThrottledReading<>(slot);
+  }
+
+  /** Where the task marks its live transactions' way from Postgres to Kafka. */
+  public SourceStages commitStages() {
+    return commitStages;
   }
 
   /** Registers the MBean (replacing a stale one of a previous task instance). */

@@ -1,6 +1,7 @@
 package io.pg2lite.follower.metrics;
 
 import io.pg2lite.connect.MBeans;
+import io.pg2lite.connect.metrics.StageTimes;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.management.MalformedObjectNameException;
@@ -14,7 +15,7 @@ public final class FollowerMetrics implements FollowerMetricsMBean, AutoCloseabl
   /** The figures, as the follower answers them. */
   public record Figures(Supplier<String> state, Supplier<String> watermark, LongSupplier offset, LongSupplier lag,
       LongSupplier fullSince, LongSupplier strandedSince, LongSupplier snapshotFailingSince,
-      LongSupplier restoredOffset) {}
+      LongSupplier restoredOffset, StageTimes stages) {}
 
   private final Figures f;
   private final ObjectName name;
@@ -34,6 +35,26 @@ public final class FollowerMetrics implements FollowerMetricsMBean, AutoCloseabl
     }
     FollowerMetrics m = new FollowerMetrics(figures, name);
     return MBeans.register(m, name) ? m : new FollowerMetrics(figures, null);
+  }
+
+  @Override
+  public String getLatencyStages() {
+    return f.stages().describe();
+  }
+
+  @Override
+  public void resetLatencyStages() {
+    f.stages().reset();
+  }
+
+  @Override
+  public double getCommitLatencyP50Millis() {
+    return f.stages().totalMillis(50);
+  }
+
+  @Override
+  public double getCommitLatencyP99Millis() {
+    return f.stages().totalMillis(99);
   }
 
   @Override

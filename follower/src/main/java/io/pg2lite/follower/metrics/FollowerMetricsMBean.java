@@ -29,4 +29,20 @@ public interface FollowerMetricsMBean {
 
   /** The offset of the snapshot the replica was restored from at start, -1 when none was. */
   long getRestoredSnapshotOffset();
+
+  /**
+   * Where live transactions' time went, per stage, p50 and p99 over the last 1,024: Postgres
+   * commit → fetched by this follower → committed to its replica. The first stage is read against
+   * Postgres's clock. "" before the first.
+   */
+  String getLatencyStages();
+
+  /** Postgres commit → replica commit, p50, in milliseconds; -1 before the first. */
+  double getCommitLatencyP50Millis();
+
+  /** Postgres commit → replica commit, p99, in milliseconds; -1 before the first. */
+  double getCommitLatencyP99Millis();
+
+  /** Starts the stage windows afresh (an operation). */
+  void resetLatencyStages();
 }

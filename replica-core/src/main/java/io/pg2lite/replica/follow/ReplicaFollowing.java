@@ -18,6 +18,8 @@ import io.pg2lite.replica.space.FullReplicaRetries;
 import io.pg2lite.replica.space.ReplicaSpace;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.function.Consumer;
@@ -168,8 +170,17 @@ public final class ReplicaFollowing implements AutoCloseable {
     return state.isEmpty() ? 0L : state.offset() + 1;
   }
 
-  /** What one batch did: records applied, upstream transactions among them, and whether the replica committed. */
-  public record Batch(long applied, long transactions, Instant lastCommitTime, boolean committed) {}
+  /**
+   * What one batch did: records applied, upstream transactions among them, whether the replica
+   * committed, and the Postgres commit times of the live transactions among them, in log order
+   * (backfill transactions have none), for the adapters' latency stages.
+   */
+  public record Batch(long applied, long transactions, List<Instant> commitTimes, boolean committed) {
+    /** The last live transaction's commit time; null when the batch held none. */
+    public Instant lastCommitTime() {
+      return commitTimes.isEmpty() ? null : commitTimes.get(commitTimes.size() - 1);
+    }
+  }
 
   /**
    * Applies a batch of records, in offset order, and commits what is complete.
@@ -183,7 +194,7 @@ public final class ReplicaFollowing implements AutoCloseable {
     full.settle();
     long transactions = 0;
     long count = 0;
-    Instant lastCommitTime = null;
+    List<Instant> commitTimes = new ArrayList<>();
     ReplicaState before = lineage.position();
     try {
       for (ChangeLogRecord r : records) {
@@ -196,7 +207,9 @@ public final class ReplicaFollowing implements AutoCloseable {
         applied.accept(entry);
         if (entry.message() instanceof Commit c) {
           transactions++;
-          lastCommitTime = c.commitTime() != null ? c.commitTime() : lastCommitTime;
+          if (c.commitTime() != null) {
+            commitTimes.add(c.commitTime());
+          }
         }
       }
       lineage.flush();
@@ -212,7 +225,7 @@ public final class ReplicaFollowing implements AutoCloseable {
     if (committed) {
       full.committed();
     }
-    return new Batch(count, transactions, lastCommitTime, committed);
+    return new Batch(count, transactions, commitTimes, committed);
   }
 
   /**

@@ -1,0 +1,96 @@
+package io.pg2lite.source.metrics;
+
+import io.pg2lite.connect.metrics.StageTimes;
+import io.pg2lite.protocol.message.Commit;
+import io.pg2lite.source.transaction.Emitted;
+import java.time.Instant;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * The source's latency stages for live transactions, followed by their commit entries: Postgres
+ * commit → read from the replication stream (walsender, pgoutput, Debezium's decoder) → handed to
+ * Connect by {@code poll()} (the task's queue, encoding) → acknowledged by Kafka
+ * ({@code commitRecord}: acks at-least-once, the Kafka transaction committed exactly-once).
+ *
+ * <p>Marks are kept by identity of the entry, then of its record, until the next step finds them;
+ * whatever a restart or a lost lineage drops is forgotten with {@link #reset}, and the maps are
+ * bounded so that marks never found (records Connect never acknowledges) cannot pile up.
+ * {@code acknowledged} runs on the producer's thread at-least-once, hence the lock.
+ */
+public final class SourceStages {
+  public static final int READ = 0;
+  public static final int HANDED = 1;
+  public static final int ACKNOWLEDGED = 2;
+  public static final int TOTAL = 3;
+  private static final int MAX_MARKS = 100_000;
+
+  private record Mark(long commitToReadUs, long readNanos, long handedNanos) {}
+
+  private final StageTimes times;
+  private final Map<Emitted, Mark> read = new IdentityHashMap<>();
+  private final Map<SourceRecord, Mark> handed = new IdentityHashMap<>();
+
+  SourceStages(StageTimes times) {
+    this.times = times;
+  }
+
+  public static StageTimes create() {
+    return new StageTimes("postgres commit → read", "read → handed to Connect", "handed → acknowledged by Kafka",
+        "postgres commit → acknowledged by Kafka");
+  }
+
+  /** Entries made from events the stream handed over at {@code readAt} ({@code readNanos} monotonic). */
+  public synchronized void read(List<Emitted> emitted, Instant readAt, long readNanos) {
+    long readUs = micros(readAt);
+    for (Emitted e : emitted) {
+      Instant committed = commitTime(e);
+      if (committed != null) {
+        if (read.size() >= MAX_MARKS) {
+          read.clear();
+        }
+        read.put(e, new Mark(readUs - micros(committed), readNanos, 0));
+      }
+    }
+  }
+
+  /** {@code e} went out of {@code poll()} as {@code record} at {@code nanos}. */
+  public synchronized void handed(Emitted e, SourceRecord record, long nanos) {
+    Mark m = read.remove(e);
+    if (m != null) {
+      if (handed.size() >= MAX_MARKS) {
+        handed.clear();
+      }
+      handed.put(record, new Mark(m.commitToReadUs(), m.readNanos(), nanos));
+    }
+  }
+
+  /** Kafka has {@code record}, as of {@code nanos}. */
+  public synchronized void acknowledged(SourceRecord record, long nanos) {
+    Mark m = handed.remove(record);
+    if (m != null) {
+      long toHand = (m.handedNanos() - m.readNanos()) / 1000;
+      long toAck = (nanos - m.handedNanos()) / 1000;
+      times.record(READ, m.commitToReadUs());
+      times.record(HANDED, toHand);
+      times.record(ACKNOWLEDGED, toAck);
+      times.record(TOTAL, m.commitToReadUs() + toHand + toAck);
+    }
+  }
+
+  /** Forgets every mark: the entries and records they belong to will not come back. */
+  public synchronized void reset() {
+    read.clear();
+    handed.clear();
+  }
+
+  private static Instant commitTime(Emitted e) {
+    return e.entry() != null && e.entry().message() instanceof Commit c ? c.commitTime() : null;
+  }
+
+  private static long micros(Instant t) {
+    return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+  }
+}
