@@ -52,6 +52,8 @@ public final class DecoderSession implements ReplicationSession {
   private static final String SLOT_IN_USE = "55006";
   /** How long one read takes what arrives before it hands it over. */
   private static final long READ_BUDGET_NANOS = Duration.ofMillis(20).toNanos();
+  /** An empty read that took less than this did not wait for the socket (see {@link #read}). */
+  private static final long DID_NOT_WAIT_NANOS = 100_000;
   /** How long a read waits for a first message. */
   private static final long IDLE_WAIT_NANOS = Duration.ofMillis(5).toNanos();
   private static final String HEARTBEAT_SQL = "SELECT pg_logical_emit_message(true, '"
@@ -186,10 +188,30 @@ public final class DecoderSession implements ReplicationSession {
     }
   }
 
+  /**
+   * Reads what the walsender has sent, up to {@code max} events.
+   *
+   * <p>When nothing is buffered, a read waits for the socket up to 1 ms: pgjdbc's replication
+   * protocol checks for a pending message with a 1 ms blocking read (its "minimum stream available
+   * check delay" is 0 on a replication connection). So an empty read is a short wait, not a
+   * spin, and the wait ends as soon as bytes arrive. Two rules follow:
+   * <ul>
+   *   <li>A transaction that found the stream idle (an empty read came before its first message)
+   *       goes out at its end, without one more read: that read would find nothing and wait its
+   *       1 ms first, which every such transaction paid before it reached Kafka (issue 26: the
+   *       source's "postgres commit → read" stage was 1.2 ms above what Postgres takes). A
+   *       backlog read without waiting still fills the batch: its bytes are buffered, and the
+   *       grouping of a busy stream (KafkaCommitPolicy) needs full batches.
+   *   <li>No sleep after an empty read that waited; one that came back at once (a driver that
+   *       does not wait) parks 0.2 ms, so that the loop never spins.
+   * </ul>
+   */
   @Override
   public void read(List<ReplicationEvent> out, int max) throws SQLException, InterruptedException {
     long start = System.nanoTime();
+    boolean foundIdle = false;
     while (out.size() < max) {
+      long before = System.nanoTime();
       boolean read = stream.readPending(message -> {
         ReplicationEvent e = mapper.map(message, stream.lastReceivedLsn().asLong());
         if (e != null) {
@@ -199,13 +221,17 @@ public final class DecoderSession implements ReplicationSession {
       // A Relation message reaches the decoder alone (it hands out nothing for it): it goes out
       // here, after the BEGIN before it and before the change after it.
       relations.drain(out, mapper.transactionId());
-      long elapsed = System.nanoTime() - start;
+      long now = System.nanoTime();
       if (!read) {
-        if (!out.isEmpty() || elapsed > IDLE_WAIT_NANOS) {
+        if (!out.isEmpty() || now - start > IDLE_WAIT_NANOS) {
           return;
         }
-        LockSupport.parkNanos(200_000);
-      } else if (elapsed > READ_BUDGET_NANOS) {
+        foundIdle = true;
+        if (now - before < DID_NOT_WAIT_NANOS) {
+          LockSupport.parkNanos(200_000);
+        }
+      } else if (now - start > READ_BUDGET_NANOS
+          || foundIdle && !out.isEmpty() && out.get(out.size() - 1) instanceof ReplicationEvent.TxEnd) {
         return;
       }
     }
