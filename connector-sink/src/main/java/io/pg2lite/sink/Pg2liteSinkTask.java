@@ -4,13 +4,10 @@ import io.pg2lite.connect.PluginVersion;
 import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.replica.ReplicaException;
-import io.pg2lite.replica.ReplicaSettings;
 import io.pg2lite.replica.file.ReplicaState;
 import io.pg2lite.connect.kafka.ChangeLogView;
-import io.pg2lite.replica.follow.FollowSettings;
 import io.pg2lite.replica.follow.ReplicaFollowing;
 import io.pg2lite.replica.lineage.ChangeLogRecord;
-import io.pg2lite.replica.snapshot.SnapshotStore;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.snapshot.s3.SnapshotStores;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
@@ -84,8 +81,8 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
     try {
-      replica = ReplicaFollowing.open(settings(config, connector, SnapshotStores.open(config.replica,
-          !java.nio.file.Files.exists(config.replica.replicaPath))), admin == null ? ChangeLogView.UNKNOWN : admin,
+      replica = ReplicaFollowing.open(SnapshotStores.followSettings("sink connector " + connector, config.replica),
+          admin == null ? ChangeLogView.UNKNOWN : admin,
           log.map(TopicPartition::topic).orElse(null), 0,
           (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset), LOCK_WAIT);
     } catch (InterruptedException e) {
@@ -101,19 +98,6 @@ public class Pg2liteSinkTask extends SinkTask {
     metrics.replicaSpace(replica::fullSince, replica::usableBytes);
     metrics.lineage(replica.lineageFigures());
     replica.snapshotFigures().ifPresent(metrics::snapshots);
-  }
-
-  /** The sink's settings as the replica core takes them. */
-  static FollowSettings settings(SinkConfig config, String connector, Optional<SnapshotStore> store) {
-    return new FollowSettings("sink connector " + connector, config.replica.replicaPath, replicaSettings(config),
-        config.replica.resyncAuto, config.replica.retryBackoffMaxMs, config.replica.retryTimeoutMs, store, config.replica.snapshotIntervalMs,
-        config.replica.snapshotKeep);
-  }
-
-  /** How this sink opens every replica file it writes: the replica, and a replica built for a new lineage. */
-  static ReplicaSettings replicaSettings(SinkConfig config) {
-    return new ReplicaSettings(config.replica.journalMode, config.replica.synchronous, config.replica.busyTimeoutMs, config.replica.maxSizeBytes,
-        config.replica.maxTransactionsPerCommit);
   }
 
   /** Every assignment seeks to the record after the replica's last commit. */

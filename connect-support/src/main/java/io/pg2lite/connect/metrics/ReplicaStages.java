@@ -27,16 +27,12 @@ public final class ReplicaStages {
   public static void record(StageTimes stages, Instant fetched, long fetchedNanos, List<Instant> commitTimes,
       long committedNanos) {
     long applyUs = (committedNanos - fetchedNanos) / 1000;
-    long fetchedUs = micros(fetched);
+    long fetchedUs = StageTimes.micros(fetched);
     for (Instant t : commitTimes) {
-      long toFetch = fetchedUs - micros(t);
+      long toFetch = fetchedUs - StageTimes.micros(t);
       stages.record(FETCHED, toFetch);
       stages.record(APPLIED, applyUs);
       stages.record(TOTAL, toFetch + applyUs);
     }
-  }
-
-  static long micros(Instant t) {
-    return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
   }
 }

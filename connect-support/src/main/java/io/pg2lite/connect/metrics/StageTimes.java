@@ -35,6 +35,11 @@ public final class StageTimes {
     micros[stage][(int) (counts[stage]++ % WINDOW)] = Math.max(0, us);
   }
 
+  /** {@code t} in microseconds since the epoch: the unit stages are recorded in, for wall-clock starts. */
+  public static long micros(java.time.Instant t) {
+    return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
+  }
+
   /** Forgets every kept time. */
   public synchronized void reset() {
     Arrays.fill(counts, 0);

@@ -1,5 +1,6 @@
 package io.pg2lite.sink.bench;
 
+import io.pg2lite.testkit.support.Percentiles;
 import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.postgres.TestDatabase;
@@ -135,7 +136,7 @@ public final class BackfillBench {
     });
     Collections.sort(idleMs);
     Collections.sort(copyMs);
-    return new Run(pct(idleMs, 50), pct(idleMs, 99), pct(copyMs, 50), pct(copyMs, 99), copyMs.size(),
+    return new Run(Percentiles.of(idleMs, 50), Percentiles.of(idleMs, 99), Percentiles.of(copyMs, 50), Percentiles.of(copyMs, 99), copyMs.size(),
         rows / copySeconds, rows / idleCopySeconds, worst(idleMs), worst(copyMs));
   }
 
@@ -310,10 +311,6 @@ public final class BackfillBench {
         .toList();
   }
 
-  private static double pct(List<Double> sorted, int p) {
-    return sorted.isEmpty() ? Double.NaN
-        : sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
 
   private static double median(List<Run> runs, java.util.function.ToDoubleFunction<Run> f) {
     double[] v = runs.stream().mapToDouble(f).sorted().toArray();

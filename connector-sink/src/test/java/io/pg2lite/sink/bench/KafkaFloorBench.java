@@ -1,5 +1,6 @@
 package io.pg2lite.sink.bench;
 
+import io.pg2lite.testkit.support.Percentiles;
 import io.pg2lite.testkit.kafka.KafkaBroker;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,10 +82,7 @@ public final class KafkaFloorBench {
     Collections.sort(acked);
     Collections.sort(consumed);
     System.out.printf("%-28s send -> acknowledged p50 %.2f ms, p99 %.2f ms; send -> consumed p50 %.2f ms, p99 %.2f ms%n",
-        name, pct(acked, 50), pct(acked, 99), pct(consumed, 50), pct(consumed, 99));
+        name, Percentiles.of(acked, 50), Percentiles.of(acked, 99), Percentiles.of(consumed, 50), Percentiles.of(consumed, 99));
   }
 
-  private static double pct(List<Double> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
 }

@@ -1,5 +1,6 @@
 package io.pg2lite.sink.bench;
 
+import io.pg2lite.testkit.support.Percentiles;
 import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.connect.ConnectWorker;
@@ -185,7 +186,7 @@ public final class PipelineBench {
       }
       Collections.sort(latencies);
       System.out.printf("commit -> visible in replica (50 single-row txs): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
-          pct(latencies, 50), pct(latencies, 95), pct(latencies, 99));
+          Percentiles.of(latencies, 50), Percentiles.of(latencies, 95), Percentiles.of(latencies, 99));
       double commitNs = producerMetric("txn-commit-time-ns-total") - commitFrom;
       if (EXACTLY_ONCE && !Double.isNaN(commitNs)) {
         // Where the exactly-once share goes: the source producer's time in commitTransaction
@@ -198,7 +199,7 @@ public final class PipelineBench {
       Collections.sort(toKafka);
       if (watching) {
         System.out.printf("of which commit -> readable in Kafka (%d seen): p50 %.1f ms, p95 %.1f ms, p99 %.1f ms%n",
-            toKafka.size(), pct(toKafka, 50), pct(toKafka, 95), pct(toKafka, 99));
+            toKafka.size(), Percentiles.of(toKafka, 50), Percentiles.of(toKafka, 95), Percentiles.of(toKafka, 99));
       }
       if (stagesReset) {
         System.out.printf("stages, source (LatencyStages): %s%n", stages("source"));
@@ -391,7 +392,4 @@ public final class PipelineBench {
 
   private static final String SOURCE = "bench-source";
 
-  private static double pct(List<Double> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
 }

@@ -1,5 +1,6 @@
 package io.pg2lite.sink.bench;
 
+import io.pg2lite.testkit.support.Percentiles;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import java.nio.ByteBuffer;
@@ -84,15 +85,12 @@ public final class PostgresFloorBench {
         Collections.sort(fromCommitTime);
         System.out.printf("single-row INSERT, %d ms apart, read %s:%n", gapMs,
             parkNanos > 0 ? "with a " + parkNanos / 1000 + " µs park between empty reads" : "without sleeping");
-        System.out.printf("  COMMIT returned -> COMMIT message read: p50 %.2f ms, p99 %.2f ms%n", pct(fromReturn, 50),
-            pct(fromReturn, 99));
+        System.out.printf("  COMMIT returned -> COMMIT message read: p50 %.2f ms, p99 %.2f ms%n", Percentiles.of(fromReturn, 50),
+            Percentiles.of(fromReturn, 99));
         System.out.printf("  Postgres commit time -> COMMIT message read: p50 %.2f ms, p99 %.2f ms%n",
-            pct(fromCommitTime, 50), pct(fromCommitTime, 99));
+            Percentiles.of(fromCommitTime, 50), Percentiles.of(fromCommitTime, 99));
       }
     }
   }
 
-  private static double pct(List<Double> sorted, int p) {
-    return sorted.get(Math.min(sorted.size() - 1, (int) Math.ceil(p / 100.0 * sorted.size()) - 1));
-  }
 }

@@ -44,14 +44,14 @@ public final class SourceStages {
 
   /** Entries made from events the stream handed over at {@code readAt} ({@code readNanos} monotonic). */
   public synchronized void read(List<Emitted> emitted, Instant readAt, long readNanos) {
-    long readUs = micros(readAt);
+    long readUs = StageTimes.micros(readAt);
     for (Emitted e : emitted) {
       Instant committed = commitTime(e);
       if (committed != null) {
         if (read.size() >= MAX_MARKS) {
           read.clear();
         }
-        read.put(e, new Mark(readUs - micros(committed), readNanos, 0));
+        read.put(e, new Mark(readUs - StageTimes.micros(committed), readNanos, 0));
       }
     }
   }
@@ -88,9 +88,5 @@ public final class SourceStages {
 
   private static Instant commitTime(Emitted e) {
     return e.entry() != null && e.entry().message() instanceof Commit c ? c.commitTime() : null;
-  }
-
-  private static long micros(Instant t) {
-    return t.getEpochSecond() * 1_000_000L + t.getNano() / 1000;
   }
 }

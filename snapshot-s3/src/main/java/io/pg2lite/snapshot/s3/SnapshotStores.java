@@ -1,6 +1,8 @@
 package io.pg2lite.snapshot.s3;
 
 import io.pg2lite.connect.config.ReplicaConfig;
+import io.pg2lite.replica.ReplicaSettings;
+import io.pg2lite.replica.follow.FollowSettings;
 import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
 import io.pg2lite.replica.snapshot.SnapshotStore;
 import java.net.URI;
@@ -10,13 +12,29 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The snapshot store a replica's settings name: a directory ({@code snapshot.dir}), a bucket
- * ({@code snapshot.s3.*}), or none. The sink and the follower pick their store here, so both read
- * the same settings the same way.
+ * ({@code snapshot.s3.*}), or none, and the replica core's settings with it. The sink and the
+ * follower pick their store and settings here, so both read the same settings the same way.
  */
 public final class SnapshotStores {
   private static final Logger LOG = LoggerFactory.getLogger(SnapshotStores.class);
 
   private SnapshotStores() {}
+
+  /**
+   * The replica core's settings for the replica {@code config} describes, with the store it names
+   * ({@link #open}, needed when the replica file is missing): one builder for the sink and the
+   * follower, which share these settings ({@link ReplicaConfig}). It lives here because it needs
+   * both the shared config and the store it opens.
+   *
+   * @param name who follows, for messages ("sink connector x", "follower y")
+   */
+  public static FollowSettings followSettings(String name, ReplicaConfig config) {
+    ReplicaSettings files = new ReplicaSettings(config.journalMode, config.synchronous, config.busyTimeoutMs,
+        config.maxSizeBytes, config.maxTransactionsPerCommit);
+    return new FollowSettings(name, config.replicaPath, files, config.resyncAuto, config.retryBackoffMaxMs,
+        config.retryTimeoutMs, open(config, !java.nio.file.Files.exists(config.replicaPath)),
+        config.snapshotIntervalMs, config.snapshotKeep);
+  }
 
   /**
    * Opens the store and, for a bucket, checks it at once: a missing bucket or refused credentials
