@@ -232,6 +232,19 @@ public final class WorkerProcess implements AutoCloseable {
    * on, in MB (0 when no collection happened).
    */
   public long peakHeapMb(int fromLine) throws IOException {
+    return maxOfGcLog(fromLine, 1);
+  }
+
+  /**
+   * The largest heap occupancy the GC log shows after a collection, from line {@code fromLine}
+   * on, in MB: what the worker still held (its live set plus what that collection left), where
+   * {@link #peakHeapMb} also counts garbage not yet collected.
+   */
+  public long peakLiveHeapMb(int fromLine) throws IOException {
+    return maxOfGcLog(fromLine, 2);
+  }
+
+  private long maxOfGcLog(int fromLine, int group) throws IOException {
     long peak = 0;
     if (!Files.exists(gcLog)) {
       return 0;
@@ -240,7 +253,7 @@ public final class WorkerProcess implements AutoCloseable {
     for (String line : lines.subList(Math.min(fromLine, lines.size()), lines.size())) {
       Matcher m = GC_LINE.matcher(line);
       if (m.find()) {
-        peak = Math.max(peak, Long.parseLong(m.group(1)));
+        peak = Math.max(peak, Long.parseLong(m.group(group)));
       }
     }
     return peak;
