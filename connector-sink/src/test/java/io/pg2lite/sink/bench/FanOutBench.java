@@ -192,7 +192,7 @@ public final class FanOutBench {
     }
   }
 
-  /** Sink connectors in a worker process of their own (its own Connect cluster), reniced. */
+  /** Sink connectors in a worker process of their own (its own Connect cluster), every thread reniced. */
   private static final class SinkFleet extends Fleet {
     private final TestStack stack;
     private final String topic;
@@ -205,8 +205,20 @@ public final class FanOutBench {
       this.files = files;
       Path dir = Files.createDirectories(work.resolve("sinks-" + topic));
       this.worker = WorkerProcess.start(stack.kafka().bootstrapServers(), "1g", dir, false);
-      new ProcessBuilder("renice", "-n", "19", "-p", Long.toString(worker.pid()))
-          .redirectOutput(ProcessBuilder.Redirect.DISCARD).start().waitFor();
+    }
+
+    /**
+     * Renices every thread of the worker: on Linux {@code renice -p} reaches only the thread whose
+     * id is the pid, and a thread takes its priority from the thread that starts it, so the
+     * tasks' threads (started by Connect's herder) would otherwise run at full priority.
+     */
+    private void reniceThreads() throws Exception {
+      List<String> cmd = new ArrayList<>(List.of("renice", "-n", "19", "-p"));
+      try (var tasks = Files.list(Path.of("/proc", Long.toString(worker.pid()), "task"))) {
+        tasks.forEach(t -> cmd.add(t.getFileName().toString()));
+      }
+      new ProcessBuilder(cmd).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+          .redirectError(ProcessBuilder.Redirect.DISCARD).start().waitFor();
     }
 
     @Override
@@ -218,6 +230,8 @@ public final class FanOutBench {
         worker.rest().awaitRunning(name, Duration.ofSeconds(90));
         replicas.add(replica);
       }
+      Thread.sleep(1000); // the new tasks' consumer threads start after RUNNING
+      reniceThreads();
     }
 
     @Override
