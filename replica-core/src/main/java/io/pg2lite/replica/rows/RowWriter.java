@@ -17,6 +17,7 @@ import io.pg2lite.replica.schema.RowKeys;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * Applies the live stream's row changes (reference §6.4): insert = upsert; update writes only the
@@ -102,17 +103,25 @@ public final class RowWriter {
       return;
     }
     checkLengths(t, u.relation(), u.row(), u.key() == null ? u.row() : u.key());
+    // An unchanged key stays out of SET: SQLite rewrites an index entry whenever SET names an
+    // indexed column, even to the same value, so setting it would dirty a page of the key index
+    // for every update (half the pages an update writes once the replica outgrows its cache).
+    Set<String> unchangedKey = oldKey.equals(newKey) ? newKey.values().keySet() : Set.of();
     StringBuilder set = new StringBuilder();
     for (String col : u.row().values().keySet()) {
       t.storage(col);
-      set.append(SqlNames.quote(col)).append(" = ?, ");
+      if (!unchangedKey.contains(col)) {
+        set.append(SqlNames.quote(col)).append(" = ?, ");
+      }
     }
     set.append(SqlNames.quote(ReplicaSchema.ROW_VERSION)).append(" = ?");
     PreparedStatement ps = statements.prepare("UPDATE " + t.sqlName() + " SET " + set + " WHERE "
         + RowKeys.where(oldKey));
     int i = 1;
     for (Map.Entry<String, Value> e : u.row().values().entrySet()) {
-      LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+      if (!unchangedKey.contains(e.getKey())) {
+        LiteValues.bind(ps, i++, e.getValue(), t.storage(e.getKey()));
+      }
     }
     ps.setString(i++, version.toString());
     RowKeys.bindKey(ps, i, t, oldKey);
