@@ -22,17 +22,12 @@ import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.Set;
-import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.connect.data.Schema;
 import org.apache.kafka.connect.header.ConnectHeaders;
-import org.apache.kafka.connect.sink.ErrantRecordReporter;
 import org.apache.kafka.connect.sink.SinkRecord;
-import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
  * The sink's apply rate as the replica grows (issue 26, item 3), without a broker: pre-encoded
@@ -126,14 +121,9 @@ public final class ReplicaGrowthBench {
 
     Feed(Path path, int count) throws Exception {
       this.path = path;
-      task.initialize(new NoContext());
+      task.initialize(new SinkBench.NoContext());
       task.start(Map.of("replica.path", path.toString()));
-      Map<String, ColumnSpec> cols = new LinkedHashMap<>();
-      cols.put("id", ColumnSpec.of(1, "int8"));
-      cols.put("name", ColumnSpec.of(2, "text"));
-      cols.put("price", ColumnSpec.of(3, "numeric"));
-      cols.put("qty", ColumnSpec.of(4, "int4"));
-      cols.put("updated", ColumnSpec.of(5, "timestamptz"));
+      Map<String, ColumnSpec> cols = SinkBench.itemColumns();
       ChangeMessages tx = begin();
       for (int i = 0; i < count; i++) {
         String name = count == 1 ? "item" : "item_" + i;
@@ -234,19 +224,5 @@ public final class ReplicaGrowthBench {
       // not Linux: the columns read 0
     }
     return out;
-  }
-
-  /** Connect's context for a task driven by hand, with no broker and no assignment. */
-  private static final class NoContext implements SinkTaskContext {
-    @Override public Map<String, String> configs() { return Map.of(); }
-    @Override public void offset(Map<TopicPartition, Long> offsets) {}
-    @Override public void offset(TopicPartition tp, long offset) {}
-    @Override public void timeout(long timeoutMs) {}
-    @Override public Set<TopicPartition> assignment() { return Set.of(); }
-    @Override public void pause(TopicPartition... partitions) {}
-    @Override public void resume(TopicPartition... partitions) {}
-    @Override public void requestCommit() {}
-    @Override public ErrantRecordReporter errantRecordReporter() { return null; }
-    @Override public org.apache.kafka.common.metrics.PluginMetrics pluginMetrics() { return null; }
   }
 }

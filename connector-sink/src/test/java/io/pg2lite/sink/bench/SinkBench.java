@@ -160,12 +160,7 @@ public final class SinkBench {
   private static List<ChangeLogEntry> transaction(int t, int rowsPerTx) {
     long lsn = 0x1000 + 0x100L * (t + 1);
     if (t < 0) {
-      Map<String, ColumnSpec> cols = new LinkedHashMap<>();
-      cols.put("id", ColumnSpec.of(1, "int8"));
-      cols.put("name", ColumnSpec.of(2, "text"));
-      cols.put("price", ColumnSpec.of(3, "numeric"));
-      cols.put("qty", ColumnSpec.of(4, "int4"));
-      cols.put("updated", ColumnSpec.of(5, "timestamptz"));
+      Map<String, ColumnSpec> cols = itemColumns();
       return ChangeMessages.after(new Lsn(lsn).toString()).begin(1)
           .change(new SchemaChange.CreateTable(new TableSpec("public", "item", cols, List.of("id")),
               new TableMetadata(2200, 1, Map.of("id", 1)), null))
@@ -181,16 +176,22 @@ public final class SinkBench {
     return tx.commit(new Lsn(lsn + 0x100).toString()).entries();
   }
 
-  /** Writes the workload in the source's format: one create-table transaction, then the transactions. */
-  private static long fill(String bootstrap, String topic, int txs, int rowsPerTx) throws Exception {
-    ChangeLogCodec codec = new ChangeLogCodec();
-    Map<String, Object> props = Map.of("bootstrap.servers", bootstrap, "linger.ms", "20", "batch.size", "262144");
+  /** The bench table's columns (id int8 key, name, price, qty, updated), as a create-table carries them. */
+  static Map<String, ColumnSpec> itemColumns() {
     Map<String, ColumnSpec> cols = new LinkedHashMap<>();
     cols.put("id", ColumnSpec.of(1, "int8"));
     cols.put("name", ColumnSpec.of(2, "text"));
     cols.put("price", ColumnSpec.of(3, "numeric"));
     cols.put("qty", ColumnSpec.of(4, "int4"));
     cols.put("updated", ColumnSpec.of(5, "timestamptz"));
+    return cols;
+  }
+
+  /** Writes the workload in the source's format: one create-table transaction, then the transactions. */
+  private static long fill(String bootstrap, String topic, int txs, int rowsPerTx) throws Exception {
+    ChangeLogCodec codec = new ChangeLogCodec();
+    Map<String, Object> props = Map.of("bootstrap.servers", bootstrap, "linger.ms", "20", "batch.size", "262144");
+    Map<String, ColumnSpec> cols = itemColumns();
     long id = 0;
     long lsn = 0x1000;
     try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
@@ -243,8 +244,11 @@ public final class SinkBench {
     return sum / (1024 * 1024);
   }
 
-  /** Connect's context for a task driven by hand: offsets are set once by the task's open(). */
-  private static final class NoContext implements SinkTaskContext {
+  /**
+   * Connect's context for a task driven by hand (this bench and ReplicaGrowthBench): offsets are
+   * set once by the task's open().
+   */
+  static final class NoContext implements SinkTaskContext {
     @Override
     public Map<String, String> configs() {
       return Map.of();
