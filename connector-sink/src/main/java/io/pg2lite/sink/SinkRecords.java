@@ -50,12 +50,29 @@ final class SinkRecords {
     }
   }
 
+  /**
+   * A pg2lite header's text. The sink's config sets {@code header.converter=ByteArrayConverter}, so
+   * the bytes arrive as written. A config without that line gets the worker's converter, by default
+   * Connect's {@code SimpleHeaderConverter}, which parses every header: digits become an integer
+   * (whose text is the header's), but a watermark such as {@code 5123e45} becomes a floating-point
+   * number whose text is not the header's any more. Reading that as a replica version would put
+   * the replica in a lineage that does not exist, so it stops the task with the fix instead.
+   */
   static String header(SinkRecord r, String key) {
     Header h = r.headers().lastWithName(key);
     if (h == null || h.value() == null) {
       return null;
     }
     Object v = h.value();
-    return v instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : v.toString();
+    if (v instanceof byte[] b) {
+      return new String(b, StandardCharsets.UTF_8);
+    }
+    if (v instanceof String || v instanceof Byte || v instanceof Short || v instanceof Integer || v instanceof Long) {
+      return v.toString();
+    }
+    throw new ApplyException(r.topic(), r.kafkaPartition(), r.kafkaOffset(), "?", "header " + key + " reached the"
+        + " task as a " + v.getClass().getSimpleName() + " (" + v + "): the worker's header converter parsed"
+        + " pg2lite's text header and may have changed it. Add \"header.converter\":"
+        + " \"org.apache.kafka.connect.converters.ByteArrayConverter\" to the sink connector's config.", null);
   }
 }

@@ -14,6 +14,8 @@ public final class ConnectorConfigs {
   public static final String SOURCE_CLASS = "io.pg2lite.source.Pg2liteSourceConnector";
   public static final String SINK_CLASS = "io.pg2lite.sink.Pg2liteSinkConnector";
   private static final String BYTES = "org.apache.kafka.connect.converters.ByteArrayConverter";
+  /** The source's string headers as their UTF-8 bytes, as the default converter writes them, without its parsing. */
+  private static final String STRINGS = "org.apache.kafka.connect.storage.StringConverter";
 
   private ConnectorConfigs() {}
 
@@ -47,6 +49,7 @@ public final class ConnectorConfigs {
     c.put("transaction.boundary", "connector");
     c.put("value.converter", BYTES);
     c.put("key.converter", BYTES);
+    c.put("header.converter", STRINGS);
     return c;
   }
 
@@ -65,6 +68,7 @@ public final class ConnectorConfigs {
     c.put("kafka.bootstrap.servers", bootstrapServers);
     c.put("value.converter", BYTES);
     c.put("key.converter", BYTES);
+    c.put("header.converter", BYTES);
     c.put("consumer.override.isolation.level", "read_committed");
     c.put("consumer.override.fetch.max.wait.ms", "5");
     return c;

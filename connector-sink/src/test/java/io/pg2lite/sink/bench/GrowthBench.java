@@ -1,25 +1,18 @@
 package io.pg2lite.sink.bench;
 
-import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.TestStack;
-import io.pg2lite.testkit.connect.ConnectRestClient;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
-import io.pg2lite.testkit.support.Await;
-import io.pg2lite.testkit.support.BenchSettings;
 import io.pg2lite.testkit.support.SvgPlot;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Map;
 
 /**
  * How the pipeline's cost grows with the size of what it carries (issue 26), with the worker in a
@@ -83,8 +76,7 @@ public final class GrowthBench {
       db.execute("DO $$ BEGIN FOR i IN 0.." + (n - 1) + " LOOP EXECUTE format('CREATE TABLE t_%s "
           + "(id bigint PRIMARY KEY, name text, qty int)', i); IF i % 200 = 199 THEN COMMIT; END IF; END LOOP; END $$",
           "CREATE TABLE marker (id int PRIMARY KEY)", "CREATE PUBLICATION growth_pub FOR ALL TABLES");
-      try (Pipeline p = Pipeline.start(stack, db, files, work, "tables-" + n)) {
-        p.awaitMarker(0);
+      try (DrainPipeline p = DrainPipeline.start(stack, db, files, work, HEAP, EXACTLY_ONCE, "tables-" + n)) {
         double running = p.sourceRunningSeconds;
         double live = (p.firstMarkerNanos - p.registeredNanos) / 1e9;
         double copied = p.awaitCopied(n + 1);
@@ -121,8 +113,7 @@ public final class GrowthBench {
     SvgPlot rate = new SvgPlot("Drain rate against transaction size", "rows per transaction", "rows/s", true);
     SvgPlot heap = new SvgPlot("Worker heap against transaction size", "rows per transaction", "MB", true);
     StringBuilder line = new StringBuilder("growth-bench: mode=txsize");
-    try (Pipeline p = Pipeline.start(stack, db, files, work, "txsize")) {
-      p.awaitMarker(0);
+    try (DrainPipeline p = DrainPipeline.start(stack, db, files, work, HEAP, EXACTLY_ONCE, "txsize")) {
       long[] next = {0};
       double[] warmUp = p.drain(db, 1, () -> insert(db, next, 100, 1000));
       System.out.printf("warm-up: 100 txs of 1,000 rows %,.0f rows/s, %.1f µs/row%n", warmUp[0], warmUp[1]);
@@ -199,138 +190,5 @@ public final class GrowthBench {
   private static int[] ints(String property, String fallback) {
     return Arrays.stream(System.getProperty(property, fallback).split(",")).mapToInt(s -> Integer.parseInt(s.trim()))
         .toArray();
-  }
-
-  /** What a workload writes while the source is paused. */
-  private interface Workload {
-    /** Writes the rows and returns how many. */
-    long write() throws SQLException;
-  }
-
-  /**
-   * A worker process running one source (all tables) and one sink, and the replica it keeps:
-   * {@code marker} rows tell the bench that everything committed before them has been applied,
-   * since the sink applies the log in commit order.
-   */
-  private static final class Pipeline implements AutoCloseable {
-    final WorkerProcess worker;
-    final Path replica;
-    final long registeredNanos;
-    final double sourceRunningSeconds;
-    long firstMarkerNanos;
-
-    private Pipeline(WorkerProcess worker, Path replica, long registeredNanos, double sourceRunningSeconds) {
-      this.worker = worker;
-      this.replica = replica;
-      this.registeredNanos = registeredNanos;
-      this.sourceRunningSeconds = sourceRunningSeconds;
-    }
-
-    static Pipeline start(TestStack stack, TestDatabase db, SqliteFiles files, Path work, String name)
-        throws Exception {
-      Path dir = Files.createDirectories(work.resolve(name));
-      WorkerProcess worker = WorkerProcess.start(stack.kafka().bootstrapServers(), HEAP, dir, EXACTLY_ONCE);
-      String topic = stack.kafka().uniqueTopicName("growth");
-      Path replica = files.newFile(name);
-      Map<String, String> s = ConnectorConfigs.source(stack, "growth-source", db.name(), "growth", topic);
-      if (!EXACTLY_ONCE) {
-        s.remove("exactly.once.support");
-        s.remove("transaction.boundary");
-      }
-      ConnectRestClient rest = worker.rest();
-      long t0 = System.nanoTime();
-      rest.putConnector("growth-source", s);
-      rest.awaitRunning("growth-source", Duration.ofMinutes(10));
-      double running = (System.nanoTime() - t0) / 1e9;
-      db.execute("INSERT INTO marker VALUES (0)");
-      // The sink starts after the source (whose first start creates the topic), so the live row's
-      // time includes the sink's start: a second or two, the same for every size.
-      rest.putConnector("growth-sink", ConnectorConfigs.sink(stack, "growth-sink", topic, replica));
-      rest.awaitRunning("growth-sink", Duration.ofSeconds(90));
-      return new Pipeline(worker, replica, t0, running);
-    }
-
-    void awaitMarker(int id) throws Exception {
-      try (Connection c = SqliteFiles.open(replica)) {
-        Await.until("marker " + id + " in the replica", Duration.ofMinutes(30), () -> {
-          try (Statement st = c.createStatement();
-              ResultSet rs = st.executeQuery("SELECT 1 FROM marker WHERE id = " + id)) {
-            return rs.next();
-          } catch (SQLException notYet) { // the table is not there yet
-            return false;
-          }
-        });
-      }
-      if (id == 0) {
-        firstMarkerNanos = System.nanoTime();
-      }
-    }
-
-    /**
-     * Waits until the replica holds {@code tables} tables with none still being copied (a table
-     * published when the source starts is copied by a backfill, which runs beside the live
-     * changes); returns the seconds since the source was registered.
-     */
-    double awaitCopied(int tables) throws Exception {
-      try (Connection c = SqliteFiles.open(replica)) {
-        Await.until(tables + " tables copied", Duration.ofMinutes(30), () -> {
-          try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(DISTINCT table_name),"
-              + " count(backfill) FROM \"_pg2lite.columns\"")) {
-            return rs.next() && rs.getLong(1) >= tables && rs.getLong(2) == 0;
-          } catch (SQLException notYet) {
-            return false;
-          }
-        });
-      }
-      return (System.nanoTime() - registeredNanos) / 1e9;
-    }
-
-    /**
-     * Pauses the source, writes the workload and marker {@code id}, resumes, and times until the
-     * replica holds the marker: {rows/s, CPU µs per row} over the rows the workload wrote.
-     */
-    double[] drain(TestDatabase db, int id, Workload workload) throws Exception {
-      worker.rest().pause("growth-source");
-      Thread.sleep(1500); // Connect pauses asynchronously; the task stops polling within a poll
-      long rows = workload.write();
-      db.execute("INSERT INTO marker VALUES (" + id + ")");
-      long cpu0 = cpu();
-      long t0 = System.nanoTime();
-      worker.rest().resume("growth-source");
-      awaitMarker(id);
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      return new double[] {rows / seconds, (cpu() - cpu0) / 1e3 / rows};
-    }
-
-    private long cpu() {
-      return BenchSettings.processCpuNanos() + worker.cpuNanos();
-    }
-
-    /** The replica against Postgres: the bench's figures mean nothing if a row went missing. */
-    void check(TestDatabase db, List<String> tables, long expected) throws Exception {
-      long pg = 0;
-      long replicaRows = 0;
-      try (Connection p = db.connect(); Connection r = SqliteFiles.open(replica)) {
-        for (String t : tables) {
-          pg += count(p, t);
-          replicaRows += count(r, t);
-        }
-      }
-      if (pg != expected || replicaRows != expected) {
-        throw new AssertionError("rows: expected " + expected + ", Postgres " + pg + ", replica " + replicaRows);
-      }
-    }
-
-    private static long count(Connection c, String table) throws SQLException {
-      try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT count(*) FROM " + table)) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
-
-    @Override
-    public void close() throws Exception {
-      worker.close();
-    }
   }
 }
