@@ -39,8 +39,7 @@ public final class DrainBench {
     StringBuilder line = new StringBuilder("drain-bench: eos=" + exactlyOnce);
     try (TestStack stack = TestStack.create(); SqliteFiles files = new SqliteFiles()) {
       TestDatabase db = stack.postgres().newDatabase("drain");
-      db.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text, qty int, price numeric)",
-          "CREATE TABLE marker (id int PRIMARY KEY)", "CREATE PUBLICATION growth_pub FOR ALL TABLES");
+      DrainPipeline.createItemTables(db);
       try (DrainPipeline p = DrainPipeline.start(stack, db, files, work, heap, exactlyOnce, "drain")) {
         System.out.printf("worker -Xmx%s, %s; %,d rows a workload in transactions of %,d; drained after a pause%n",
             heap, exactlyOnce ? "exactly-once" : "at-least-once", ROWS, TX_ROWS);
@@ -49,7 +48,8 @@ public final class DrainBench {
         int marker = 1;
         for (int round = 1; round <= rounds; round++) {
           long base = (long) (round - 1) * ROWS;
-          double[] ins = p.drain(db, marker++, () -> insert(db, base));
+          long[] next = {base};
+          double[] ins = p.drain(db, marker++, () -> DrainPipeline.insertItems(db, next, ROWS / TX_ROWS, TX_ROWS));
           double[] upd = p.drain(db, marker++, () -> update(db, base));
           System.out.printf("%6d %,14.0f %14.1f %,14.0f %14.1f%n", round, ins[0], ins[1], upd[0], upd[1]);
           line.append(String.format(" r%d_insert_rows_s=%.0f r%d_insert_us_row=%.1f r%d_update_rows_s=%.0f"
@@ -61,16 +61,6 @@ public final class DrainBench {
       }
     }
     System.out.println(line);
-  }
-
-  private static long insert(TestDatabase db, long base) throws SQLException {
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
-      for (long a = base; a < base + ROWS; a += TX_ROWS) {
-        s.execute("INSERT INTO item SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0 FROM generate_series("
-            + (a + 1) + ", " + (a + TX_ROWS) + ") g");
-      }
-    }
-    return ROWS;
   }
 
   /** One UPDATE statement a row, a thousand to a transaction, over the rows the round inserted. */

@@ -47,6 +47,29 @@ final class DrainPipeline implements AutoCloseable {
     this.sourceRunningSeconds = sourceRunningSeconds;
   }
 
+  /** The benches' table {@code item}, the {@code marker} table and publication {@code growth_pub} of both. */
+  static void createItemTables(TestDatabase db) throws SQLException {
+    db.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text, qty int, price numeric)",
+        "CREATE TABLE marker (id int PRIMARY KEY)", "CREATE PUBLICATION growth_pub FOR ALL TABLES");
+  }
+
+  /**
+   * Writes {@code txs} transactions of {@code size} rows into item from id {@code next[0] + 1},
+   * advancing it; returns the rows written.
+   */
+  static long insertItems(TestDatabase db, long[] next, int txs, int size) throws SQLException {
+    long from = next[0];
+    try (Connection c = db.connect(); Statement s = c.createStatement()) {
+      for (int t = 0; t < txs; t++) {
+        long a = from + (long) t * size;
+        s.execute("INSERT INTO item SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0 FROM generate_series("
+            + (a + 1) + ", " + (a + size) + ") g");
+      }
+    }
+    next[0] = from + (long) txs * size;
+    return (long) txs * size;
+  }
+
   /**
    * Starts a worker ({@code -Xmx heap}) with source {@code growth-source} (exactly-once or not)
    * over {@code db}'s publication {@code growth_pub} and sink {@code growth-sink}; returns once

@@ -108,14 +108,13 @@ public final class GrowthBench {
     System.out.printf("== Transaction size: one worker (-Xmx%s), each workload drained after a pause; "
         + "a 100k-row warm-up round first%n", HEAP);
     TestDatabase db = stack.postgres().newDatabase("growth_txsize");
-    db.execute("CREATE TABLE item (id bigint PRIMARY KEY, name text, qty int, price numeric)",
-        "CREATE TABLE marker (id int PRIMARY KEY)", "CREATE PUBLICATION growth_pub FOR ALL TABLES");
+    DrainPipeline.createItemTables(db);
     SvgPlot rate = new SvgPlot("Drain rate against transaction size", "rows per transaction", "rows/s", true);
     SvgPlot heap = new SvgPlot("Worker heap against transaction size", "rows per transaction", "MB", true);
     StringBuilder line = new StringBuilder("growth-bench: mode=txsize");
     try (DrainPipeline p = DrainPipeline.start(stack, db, files, work, HEAP, EXACTLY_ONCE, "txsize")) {
       long[] next = {0};
-      double[] warmUp = p.drain(db, 1, () -> insert(db, next, 100, 1000));
+      double[] warmUp = p.drain(db, 1, () -> DrainPipeline.insertItems(db, next, 100, 1000));
       System.out.printf("warm-up: 100 txs of 1,000 rows %,.0f rows/s, %.1f µs/row%n", warmUp[0], warmUp[1]);
       System.out.printf("%10s %8s %10s %12s %12s %10s %10s%n", "rows/tx", "txs", "rows", "rows/s", "CPU µs/row",
           "peak MB", "live MB");
@@ -127,7 +126,7 @@ public final class GrowthBench {
         }
         int count = txs;
         int fromLine = p.worker.gcLogLines();
-        double[] r = p.drain(db, marker++, () -> insert(db, next, count, size));
+        double[] r = p.drain(db, marker++, () -> DrainPipeline.insertItems(db, next, count, size));
         long peak = p.worker.peakHeapMb(fromLine);
         long live = p.worker.peakLiveHeapMb(fromLine);
         System.out.printf("%,10d %,8d %,10d %,12.0f %12.1f %10d %10d%n", size, txs, (long) txs * size, r[0], r[1], peak,
@@ -142,23 +141,6 @@ public final class GrowthBench {
     System.out.printf("plots: %s %s%n", rate.write(PLOTS.resolve("txsize-rate.svg")),
         heap.write(PLOTS.resolve("txsize-heap.svg")));
     System.out.println(line);
-  }
-
-  /**
-   * Writes {@code txs} transactions of {@code size} rows into item from id {@code next[0] + 1},
-   * advancing it; returns the rows written.
-   */
-  private static long insert(TestDatabase db, long[] next, int txs, int size) throws SQLException {
-    long from = next[0];
-    try (Connection c = db.connect(); Statement s = c.createStatement()) {
-      for (int t = 0; t < txs; t++) {
-        long a = from + (long) t * size;
-        s.execute("INSERT INTO item SELECT g, 'item ' || g, g % 100, (g % 1000) / 7.0 FROM generate_series("
-            + (a + 1) + ", " + (a + size) + ") g");
-      }
-    }
-    next[0] = from + (long) txs * size;
-    return (long) txs * size;
   }
 
   /** 100 transactions of 1,000 rows, row {@code r} into table {@code r % n}: each table its own statement. */
