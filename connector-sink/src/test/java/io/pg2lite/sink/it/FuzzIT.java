@@ -32,6 +32,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -48,12 +50,12 @@ import org.junit.jupiter.params.provider.MethodSource;
  *
  * <p>Which seeds, on which Postgres:
  * <ul>
- *   <li>default ({@code mvn verify}): seeds 1 and 2 on PostgreSQL 17 (the shared test server) and
- *       seed 27 on PostgreSQL 15 (a server of this class, from binaries the build copies into
- *       {@code target/postgres-binaries}) with event triggers, and seeds 3 (17) and 28 (15) without
+ *   <li>default ({@code mvn verify}): seed 1 on PostgreSQL 17 (the shared test server), seed 2 on
+ *       PostgreSQL 18 and seed 27 on PostgreSQL 15 (servers of this class, from binaries the build
+ *       copies into {@code target/postgres-binaries}) with event triggers, and seeds 3 (17) and 28 (15) without
  *       ({@code ddl.detection = replication-stream}), every {@link FuzzFeature} on;</li>
  *   <li>{@code -Pfuzz}: {@code pg2lite.fuzz.seeds} seeds (default 100 in the profile), each on every
- *       version of {@code pg2lite.fuzz.versions} (default {@code 17,15});</li>
+ *       version of {@code pg2lite.fuzz.versions} (default {@code 17,18,16,15});</li>
  *   <li>{@code -Dpg2lite.fuzz.seed=N}: replays seed N (on {@code pg2lite.fuzz.versions});
  *       {@code -Dpg2lite.fuzz.seeds=A..B} runs a range, {@code A,B,C} a list, {@code -Dpg2lite.fuzz.seeds=K} seeds
  *       {@code pg2lite.fuzz.firstSeed} (default 1000) onwards;</li>
@@ -98,13 +100,16 @@ class FuzzIT {
   static final String OPEN_DEFECTS = "";
   private static final Set<FuzzFeature> FEATURES = FuzzFeature.allExcept(
       System.getProperty("pg2lite.fuzz.disable", OPEN_DEFECTS));
-  private static PostgresServer postgres15;
+  /** Servers of the versions other than the shared test server's, started once per class run. */
+  private static final Map<Integer, PostgresServer> OTHER_SERVERS = new TreeMap<>();
+  /** The majors FuzzIT has binaries for: the build copies 15, 16 and 18 beside the classpath's 17. */
+  private static final Set<Integer> VERSIONS = Set.of(15, 16, 17, 18);
 
   static Stream<Arguments> cases() {
     String one = System.getProperty("pg2lite.fuzz.seed");
     String many = System.getProperty("pg2lite.fuzz.seeds");
     if (one == null && (many == null || many.isBlank())) {
-      return Stream.of(Arguments.of(1L, 17, TRIGGERS), Arguments.of(2L, 17, TRIGGERS), Arguments.of(27L, 15, TRIGGERS),
+      return Stream.of(Arguments.of(1L, 17, TRIGGERS), Arguments.of(2L, 18, TRIGGERS), Arguments.of(27L, 15, TRIGGERS),
           Arguments.of(3L, 17, STREAM), Arguments.of(28L, 15, STREAM));
     }
     List<Long> seeds = new ArrayList<>();
@@ -131,26 +136,28 @@ class FuzzIT {
   }
 
   @AfterAll
-  static void stopPostgres15() throws Exception {
-    if (postgres15 != null) {
-      postgres15.close();
-      postgres15 = null;
+  static synchronized void stopOtherServers() throws Exception {
+    for (PostgresServer server : OTHER_SERVERS.values()) {
+      server.close();
     }
+    OTHER_SERVERS.clear();
   }
 
   private static synchronized PostgresServer server(TestStack stack, int version) throws Exception {
     if (version == PostgresServer.EXPECTED_MAJOR_VERSION) {
       return stack.postgres();
     }
-    if (version != 15) {
-      throw new IllegalArgumentException("FuzzIT runs on PostgreSQL 17 or 15, not " + version);
+    if (!VERSIONS.contains(version)) {
+      throw new IllegalArgumentException("FuzzIT runs on PostgreSQL " + new TreeSet<>(VERSIONS) + ", not " + version);
     }
-    if (postgres15 == null) {
+    PostgresServer server = OTHER_SERVERS.get(version);
+    if (server == null) {
       long t0 = System.nanoTime();
-      postgres15 = PostgresServer.start(15);
-      System.out.printf("fuzz: %s started in %.1f s%n", postgres15.version(), (System.nanoTime() - t0) / 1e9);
+      server = PostgresServer.start(version);
+      OTHER_SERVERS.put(version, server);
+      System.out.printf("fuzz: %s started in %.1f s%n", server.version(), (System.nanoTime() - t0) / 1e9);
     }
-    return postgres15;
+    return server;
   }
 
   @ParameterizedTest(name = "seed {0} on PostgreSQL {1}, DDL by {2}")
