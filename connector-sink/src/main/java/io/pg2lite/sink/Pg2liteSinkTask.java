@@ -27,6 +27,7 @@ import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.errors.RetriableException;
 import org.apache.kafka.connect.sink.SinkRecord;
 import org.apache.kafka.connect.sink.SinkTask;
+import org.apache.kafka.connect.sink.SinkTaskContext;
 
 /**
  * The sink task: Connect's adapter over {@link ReplicaFollowing}, the replica core a follower runs
@@ -80,6 +81,7 @@ public class Pg2liteSinkTask extends SinkTask {
           + "topic, not topics.regex): a restore happens before Connect assigns the topic");
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
+    metrics.publishThroughWorker(context, SinkTaskContext.class);
     try {
       replica = ReplicaFollowing.open(SnapshotStores.followSettings("sink connector " + connector, config.replica),
           admin == null ? ChangeLogView.UNKNOWN : admin,

@@ -27,6 +27,7 @@ import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.connect.errors.ConnectException;
 import org.apache.kafka.connect.source.SourceRecord;
 import org.apache.kafka.connect.source.SourceTask;
+import org.apache.kafka.connect.source.SourceTaskContext;
 import org.apache.kafka.connect.source.TransactionContext;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -181,6 +182,7 @@ public class Pg2liteSourceTask extends SourceTask {
         stream = upstream;
         if (metrics == null) {
           metrics = SourceMetrics.register(config.connectorName, config.slot, () -> streams.slot(config));
+          metrics.publishThroughWorker(context, SourceTaskContext.class);
         }
         if (state.newLineage() != null) {
           metrics.newLineage(state.newLineage());

@@ -15,6 +15,7 @@ public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
   private final WindowedRates rates = new WindowedRates();
   private final StageTimes stages;
   private volatile ObjectName name;
+  private volatile WorkerPluginMetrics worker = WorkerPluginMetrics.NONE;
   private volatile long transactions;
   private volatile long records;
   private volatile long millisBehind = -1;
@@ -79,6 +80,33 @@ public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
     return metrics;
   }
 
+  /**
+   * Publishes this task's MBean attributes through the worker's plugin metrics as well (KIP-877,
+   * Connect 4.1+; nothing on older workers): {@code context} is the task's {@code context},
+   * {@code contextType} the Connect interface it implements.
+   */
+  public final void publishThroughWorker(Object context, Class<?> contextType) {
+    worker.close();
+    worker = WorkerPluginMetrics.publish(context, contextType, this, mbeanInterface());
+  }
+
+  /** The metric names {@link #publishThroughWorker} published (empty when the worker has no plugin metrics). */
+  public final java.util.List<org.apache.kafka.common.MetricName> workerMetricNames() {
+    return worker.names();
+  }
+
+  /** The interface JMX publishes: the one this class implements whose name ends in MBean. */
+  private Class<?> mbeanInterface() {
+    for (Class<?> c = getClass(); c != null; c = c.getSuperclass()) {
+      for (Class<?> i : c.getInterfaces()) {
+        if (i.getSimpleName().endsWith("MBean")) {
+          return i;
+        }
+      }
+    }
+    return FlowMBean.class;
+  }
+
   @Override
   public long getTransactionsTotal() {
     return transactions;
@@ -106,6 +134,7 @@ public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
 
   @Override
   public void close() {
+    worker.close();
     MBeans.unregister(name);
   }
 }

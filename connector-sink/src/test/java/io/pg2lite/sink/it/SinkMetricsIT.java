@@ -13,7 +13,10 @@ import javax.management.ObjectName;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
-/** The sink's MBean reports the replica's position, lag and counts. */
+/**
+ * The sink's MBean reports the replica's position, lag and counts; both tasks' attributes are in
+ * the worker's plugin metrics too (Connect 4.1+).
+ */
 @ExtendWith(TestStackExtension.class)
 class SinkMetricsIT {
   @Test
@@ -45,7 +48,33 @@ class SinkMetricsIT {
       assertTrue(lag >= 0 && lag < 5, "caught up: lag " + lag);
       assertEquals(Long.parseLong(Pipeline.replica(replica, "SELECT kafka_offset FROM \"_pg2lite.state\"").get(0).get(0)),
           (Long) server.getAttribute(name, "ReplicaOffset"));
+
+      // The worker's own registry (KIP-877 plugin metrics) holds the same attributes, which its JMX
+      // reporter publishes under kafka.connect:type=plugins with the connector and task as tags.
+      ObjectName sinkPlugin = pluginMetrics(server, sink);
+      // Heartbeats move the replica on between two reads: equal in one probe at least.
+      Await.until("the sink's offset alike in both views", Pipeline.WAIT,
+          () -> attrLong(server, name, "ReplicaOffset") == attrLong(server, sinkPlugin, "replica-offset"));
+      assertTrue((Long) server.getAttribute(sinkPlugin, "records-total") >= 103);
+      ObjectName sourcePlugin = pluginMetrics(server, p.name + "-source");
+      ObjectName source = new ObjectName("io.pg2lite:type=source,connector=" + ObjectName.quote(p.name + "-source") + ",*");
+      ObjectName sourceBean = server.queryNames(source, null).iterator().next();
+      Await.until("the source's transactions counted alike in both views", Pipeline.WAIT, () -> {
+        long total = attrLong(server, sourcePlugin, "transactions-total");
+        return total >= 2 && total <= attrLong(server, sourceBean, "TransactionsTotal");
+      });
+      assertEquals(server.getAttribute(sourceBean, "SlotStatus"), server.getAttribute(sourcePlugin, "slot-status"));
     }
+  }
+
+  /** The worker's JMX name of a connector's task 0 plugin metrics. */
+  private static ObjectName pluginMetrics(MBeanServer server, String connector) throws Exception {
+    ObjectName pattern = new ObjectName("kafka.connect:type=plugins,*");
+    Await.until("plugin metrics of " + connector, Pipeline.WAIT, () -> server.queryNames(pattern, null).stream()
+        .anyMatch(n -> connector.equals(n.getKeyProperty("connector")) && "0".equals(n.getKeyProperty("task"))));
+    return server.queryNames(pattern, null).stream()
+        .filter(n -> connector.equals(n.getKeyProperty("connector")) && "0".equals(n.getKeyProperty("task")))
+        .findFirst().orElseThrow();
   }
 
   private static long attrLong(MBeanServer server, ObjectName name, String attribute) {
