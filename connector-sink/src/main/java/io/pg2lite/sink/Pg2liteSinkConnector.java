@@ -1,6 +1,7 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.WorkerVersion;
 import io.pg2lite.connect.config.ReplicaConfig;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.snapshot.s3.SnapshotStores;
@@ -35,6 +36,7 @@ public class Pg2liteSinkConnector extends SinkConnector {
 
   @Override
   public void start(Map<String, String> props) {
+    WorkerVersion.requireSupported(); // a clear refusal, not a NoSuchMethodError later
     new SinkConfig(props);
     this.props = Map.copyOf(props);
   }
@@ -64,11 +66,15 @@ public class Pg2liteSinkConnector extends SinkConnector {
    * replica's directory (and the snapshot directory, if set) must exist and be writable, a snapshot
    * bucket must exist and take the credentials, snapshots
    * need {@code kafka.bootstrap.servers} (the config's own rule), and with it each topic must have
-   * exactly one partition.
+   * exactly one partition. A worker older than the supported Connect is refused first
+   * ({@link WorkerVersion}).
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
+    if (WorkerVersion.refuseIn(config)) {
+      return config; // an unsupported worker: the live checks could hit the API it lacks
+    }
     if (!config.configValues().stream().allMatch(v -> v.errorMessages().isEmpty())) {
       return config;
     }

@@ -1,6 +1,7 @@
 package io.pg2lite.sink;
 
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.WorkerVersion;
 import io.pg2lite.connect.kafka.StrandedReplica;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.replica.ReplicaException;
@@ -71,6 +72,7 @@ public class Pg2liteSinkTask extends SinkTask {
    */
   @Override
   public void start(Map<String, String> props) {
+    WorkerVersion.requireSupported(); // tasks start on every worker of the cluster, maybe older ones
     config = new SinkConfig(props);
     String connector = props.getOrDefault("name", "pg2lite-sink");
     admin = config.kafkaBootstrapServers.isEmpty() ? null

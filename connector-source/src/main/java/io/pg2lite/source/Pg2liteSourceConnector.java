@@ -1,6 +1,7 @@
 package io.pg2lite.source;
 
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.WorkerVersion;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.config.SourceValidator;
 import io.pg2lite.source.kafka.ChangeLogProbe;
@@ -30,6 +31,7 @@ public class Pg2liteSourceConnector extends SourceConnector {
 
   @Override
   public void start(Map<String, String> props) {
+    WorkerVersion.requireSupported(); // a clear refusal, not a NoSuchMethodError later
     new SourceConfig(props); // fail fast on a bad config
     this.props = Map.copyOf(props);
   }
@@ -55,11 +57,15 @@ public class Pg2liteSourceConnector extends SourceConnector {
 
   /**
    * Field-level checks, then, once the fields are valid, what only the live database and broker
-   * can tell ({@link PostgresProbe}, {@link ChangeLogProbe}), each problem on its field.
+   * can tell ({@link PostgresProbe}, {@link ChangeLogProbe}), each problem on its field. A worker
+   * older than the supported Connect is refused first ({@link WorkerVersion}).
    */
   @Override
   public Config validate(Map<String, String> connectorConfigs) {
     Config config = super.validate(connectorConfigs);
+    if (WorkerVersion.refuseIn(config)) {
+      return config; // an unsupported worker: the live checks could hit the API it lacks
+    }
     SourceValidator validator = new SourceValidator(config);
     if (validator.fieldsValid()) {
       SourceConfig c = new SourceConfig(connectorConfigs);

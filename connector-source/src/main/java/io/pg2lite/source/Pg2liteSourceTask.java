@@ -2,6 +2,7 @@ package io.pg2lite.source;
 
 import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.connect.PluginVersion;
+import io.pg2lite.connect.WorkerVersion;
 import io.pg2lite.connect.failure.Healing;
 import io.pg2lite.connect.hold.TestHolds;
 import io.pg2lite.source.config.SourceConfig;
@@ -123,6 +124,7 @@ public class Pg2liteSourceTask extends SourceTask {
 
   @Override
   public void start(Map<String, String> props) {
+    WorkerVersion.requireSupported(); // tasks start on every worker of the cluster, maybe older ones
     config = new SourceConfig(props);
     partition = new SourcePartition(config.database, config.slot);
     transactions = context.transactionContext();

@@ -36,11 +36,22 @@ public final class Quickstart {
   private final PrintStream out;
   private final AtomicBoolean stop = new AtomicBoolean();
   private final boolean followers;
+  /** The jars of the worker's Connect runtime; null: this JVM's classpath (the build's Kafka). */
+  private final Path workerLibs;
 
   /** How a run ended. */
   record Result(boolean replicaEqualsPostgres, String difference) {}
 
   Quickstart(Path pluginPath, Path etc, PrintStream out, boolean followers) {
+    this(pluginPath, etc, out, followers, null);
+  }
+
+  /**
+   * As {@link #Quickstart(Path, Path, PrintStream, boolean)}, the worker running on the jars of
+   * {@code workerLibs} (another Kafka Connect version: ConnectVersionIT); null: this JVM's classpath.
+   */
+  Quickstart(Path pluginPath, Path etc, PrintStream out, boolean followers, Path workerLibs) {
+    this.workerLibs = workerLibs;
     this.followers = followers;
     this.pluginPath = pluginPath;
     this.configs = new ExampleConfigs(etc);
@@ -93,7 +104,8 @@ public final class Quickstart {
       // The worker stops before the broker and Postgres (it holds the replication connection).
       try (WorkerProcess worker = progress.step("starting a Connect worker process (" + configs.dir().resolve(
           ExampleConfigs.WORKER_FILE).getFileName() + ", plugin.path " + pluginPath + ")",
-          () -> WorkerProcess.start(configs.worker(), overrides, env, "768m", work))) {
+          () -> WorkerProcess.start(configs.worker(), overrides, env, "768m", work, List.of(), workerLibs))) {
+        out.println("  Kafka Connect " + worker.version());
         String topic = configs.connector(ExampleConfigs.SOURCE_FILE).config().get("topic");
         FollowerDemo demoFollowers = followers ? new FollowerDemo(stack.kafka().bootstrapServers(), topic, work, out)
             : null;

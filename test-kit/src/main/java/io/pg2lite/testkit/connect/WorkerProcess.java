@@ -17,13 +17,15 @@ import java.util.regex.Pattern;
 /**
  * A Connect worker in a JVM of its own, with a fixed heap and a GC log, for benchmarks: its heap
  * is the connector's plus Connect's, nothing of the broker's or the bench's. It runs
- * {@code ConnectDistributed} on this JVM's classpath.
+ * {@code ConnectDistributed} on this JVM's classpath, or on a directory of jars of another Connect
+ * version.
  */
 public final class WorkerProcess implements AutoCloseable {
   private static final Pattern GC_LINE = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
   private final Process process;
   private final ConnectRestClient rest;
+  private final URI url;
   private final Path gcLog;
 
   private final String groupId;
@@ -32,6 +34,7 @@ public final class WorkerProcess implements AutoCloseable {
   private WorkerProcess(Process process, URI url, Path gcLog, String groupId, Path log) {
     this.process = process;
     this.rest = new ConnectRestClient(url);
+    this.url = url;
     this.gcLog = gcLog;
     this.groupId = groupId;
     this.log = log;
@@ -159,6 +162,24 @@ public final class WorkerProcess implements AutoCloseable {
    */
   public static WorkerProcess start(java.util.Properties workerProperties, Map<String, String> overrides,
       Map<String, String> environment, String maxHeap, Path workDir, List<String> jvmOptions) throws IOException {
+    return start(workerProperties, overrides, environment, maxHeap, workDir, jvmOptions, null);
+  }
+
+  /**
+   * As {@link #start(java.util.Properties, Map, Map, String, Path, List)}, on the jars of
+   * {@code workerLibs} instead of this JVM's classpath (null: this JVM's): a worker of another Kafka
+   * Connect version than the build's, to run the plugin archives on (quickstart's ConnectVersionIT).
+   */
+  public static WorkerProcess start(java.util.Properties workerProperties, Map<String, String> overrides,
+      Map<String, String> environment, String maxHeap, Path workDir, List<String> jvmOptions, Path workerLibs)
+      throws IOException {
+    String cp = classpath();
+    if (workerLibs != null) {
+      if (!Files.isDirectory(workerLibs)) {
+        throw new IllegalArgumentException("no worker classpath at " + workerLibs);
+      }
+      cp = workerLibs.toAbsolutePath().resolve("*").toString(); // java's own wildcard: every jar there
+    }
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
@@ -175,7 +196,7 @@ public final class WorkerProcess implements AutoCloseable {
     List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
         "-Xmx" + maxHeap, "-Xlog:gc:file=" + gc));
     cmd.addAll(jvmOptions);
-    cmd.addAll(List.of("-cp", classpath(), "org.apache.kafka.connect.cli.ConnectDistributed", file.toString()));
+    cmd.addAll(List.of("-cp", cp, "org.apache.kafka.connect.cli.ConnectDistributed", file.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true)
         .redirectOutput(workDir.resolve("worker.log").toFile());
     pb.environment().putAll(environment);
@@ -212,6 +233,21 @@ public final class WorkerProcess implements AutoCloseable {
       return sb.toString();
     }
     return System.getProperty("java.class.path");
+  }
+
+  /**
+   * The Kafka Connect version the worker reports ({@code GET /}): which runtime a test really ran
+   * the plugins on, whatever classpath it was given.
+   */
+  public String version() throws IOException, InterruptedException {
+    java.net.http.HttpResponse<String> r = java.net.http.HttpClient.newHttpClient().send(
+        java.net.http.HttpRequest.newBuilder(url).timeout(Duration.ofSeconds(30)).build(),
+        java.net.http.HttpResponse.BodyHandlers.ofString());
+    Matcher m = Pattern.compile("\"version\"\\s*:\\s*\"([^\"]+)\"").matcher(r.body());
+    if (r.statusCode() != 200 || !m.find()) {
+      throw new IOException("GET " + url + " answered " + r.statusCode() + ": " + r.body());
+    }
+    return m.group(1);
   }
 
   public ConnectRestClient rest() {
