@@ -33,7 +33,7 @@ public final class CreatedSlot implements AutoCloseable {
   /** Postgres' own rule for slot names; the name is written into a replication command. */
   private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
   /** How pgjdbc opens a walsender connection: replication commands run in the simple protocol only. */
-  private static final Map<String, String> WALSENDER = Map.of("replication", "database", "preferQueryMode", "simple",
+  static final Map<String, String> WALSENDER = Map.of("replication", "database", "preferQueryMode", "simple",
       "assumeMinServerVersion", "10");
 
   /** Opens connections with the source's credentials and TLS, plus the pgjdbc properties given. */

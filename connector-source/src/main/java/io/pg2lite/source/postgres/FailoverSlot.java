@@ -4,7 +4,6 @@ import io.pg2lite.source.config.SourceConfig;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Map;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,10 +21,6 @@ import org.slf4j.LoggerFactory;
  */
 public final class FailoverSlot {
   private static final Logger LOG = LoggerFactory.getLogger(FailoverSlot.class);
-  /** A walsender connection: ALTER_REPLICATION_SLOT is a replication command. */
-  private static final Map<String, String> WALSENDER = Map.of("replication", "database", "preferQueryMode", "simple",
-      "assumeMinServerVersion", "10");
-
   private FailoverSlot() {}
 
   /** Whether a slot created on this server now is created as a failover slot. */
@@ -55,8 +50,8 @@ public final class FailoverSlot {
 
   /** {@code ALTER_REPLICATION_SLOT <slot> (FAILOVER true)} on a walsender connection (Postgres 17+). */
   static void alter(CreatedSlot.Connections postgres, String slot) throws SQLException {
-    CreatedSlot.requireSlotName(slot);
-    try (Connection walsender = postgres.connect(WALSENDER); Statement s = walsender.createStatement()) {
+    CreatedSlot.requireSlotName(slot); // ALTER_REPLICATION_SLOT is a replication command: a walsender connection
+    try (Connection walsender = postgres.connect(CreatedSlot.WALSENDER); Statement s = walsender.createStatement()) {
       s.execute("ALTER_REPLICATION_SLOT " + slot + " (FAILOVER true)");
     }
   }
