@@ -59,11 +59,7 @@ final class PostgresKafkaWiring implements SourceWiring {
         config.retryTimeoutMs, SourceConfig.RETRY_TIMEOUT_CONFIG, STREAM_LOG).alsoTransient(DecoderSession::slotInUse);
     PostgresConnections postgres = postgres(config);
     ReplicationSession.Opener sessions = DecoderSession.opener(config, postgres);
-    SlotGuard guard = new SlotGuard(config.slot, () -> {
-      try (Connection c = postgres.connect()) {
-        return new PostgresCatalog(c).slot(config.slot);
-      }
-    });
+    SlotGuard guard = new SlotGuard(config.slot, SlotGuard.onServer(config.slot, postgres::connect));
     // A lost slot is named at once, never retried, and never silently replaced (SlotGuard).
     ReplicationSession.Opener checked = guard.guarding(sessions, () -> lineageStart(resumeOffset.get()));
     return new HealingReplicationStream(config.slot, checked,

@@ -20,6 +20,8 @@ import io.pg2lite.source.postgres.CatalogChecker;
 import io.pg2lite.source.postgres.CatalogReader;
 import io.pg2lite.source.replication.UpstreamPositions;
 import io.pg2lite.source.postgres.CreatedSlot;
+import io.pg2lite.source.postgres.FailoverSlot;
+import io.pg2lite.source.postgres.ServerRequirements;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresConnections;
 import io.pg2lite.source.schema.DdlDetection;
@@ -119,6 +121,7 @@ final class SourceStartup {
     SchemaStartup schemas = new SchemaStartup(config);
     CatalogReader reader = null;
     try (Connection c = postgres.connect()) {
+      ServerRequirements.Facts server = ServerRequirements.require(c);
       DdlDetection detection = schemas.chooseDetection(c);
       PostgresCatalog catalog = new PostgresCatalog(c);
       ensurePublication(catalog);
@@ -130,11 +133,14 @@ final class SourceStartup {
       SchemaHistory history = new SchemaHistory(config.schemaHistoryTopic, config.database + "/" + config.slot,
           new SourcePartition(config.database, config.slot).map(), limit.valueLimit());
       List<Emitted> pending = new ArrayList<>();
-      LineageCheck.Decision lineage = new LineageCheck(config.slot, config.topic, config.resyncAuto).decide(stored,
+      LineageCheck.Decision lineage = new LineageCheck(config.slot, config.topic, config.resyncAuto,
+          catalog::whereSlotsLive).decide(stored,
           catalog.slot(config.slot), stored == null ? null : positions.resumeLsn(stored.upstream()), tail,
           tail.isPresent() ? -1 : topic.startOffset(config.topic), forcedNewLineage);
       boolean continues = lineage instanceof LineageCheck.Decision.Continue;
-      NewSlot slot = continues ? null : establishSlot(catalog, lineage, schemas, detection);
+      NewSlot slot = continues ? null : establishSlot(catalog, lineage, schemas, detection,
+          FailoverSlot.wanted(config, server));
+      FailoverSlot.settle(config, server, catalog, postgres::connect);
       if (slot != null && slot.schema() != null) {
         now = slot.schema();
       }
@@ -192,7 +198,7 @@ final class SourceStartup {
           lineage instanceof LineageCheck.Decision.NewLineage n ? n.reason() : null);
     } catch (SQLException e) {
       closeQuietly(reader);
-      throw new ConnectException("cannot prepare Postgres " + config.host + ":" + config.port + "/" + config.database
+      throw new ConnectException("cannot prepare Postgres " + config.hosts + "/" + config.database
           + " for replication: " + e.getMessage(), e);
     } catch (RuntimeException e) {
       closeQuietly(reader);
@@ -277,7 +283,7 @@ final class SourceStartup {
    * now, a membership DDL committed during the read, and the slot is created again.
    */
   private NewSlot establishSlot(PostgresCatalog catalog, LineageCheck.Decision lineage, SchemaStartup schemas,
-      DdlDetection detection) throws SQLException {
+      DdlDetection detection, boolean failover) throws SQLException {
     if (lineage instanceof LineageCheck.Decision.FirstStart f && f.adoptFrom() != null) {
       LOG.info("Using existing replication slot {} from {}: it has confirmed nothing yet, and topic {} is empty or "
           + "ends in its lineage", config.slot, f.adoptFrom(), config.topic);
@@ -292,7 +298,7 @@ final class SourceStartup {
     Lsn consistentPoint;
     PublishedSchema schema;
     for (int attempt = 1; ; attempt++) {
-      try (CreatedSlot created = CreatedSlot.create(postgres::connect, config.slot)) {
+      try (CreatedSlot created = CreatedSlot.create(postgres::connect, config.slot, failover)) {
         consistentPoint = created.consistentPoint();
         PostgresCatalog atConsistentPoint = new PostgresCatalog(created.snapshot());
         schema = schemas.current(atConsistentPoint, detection);

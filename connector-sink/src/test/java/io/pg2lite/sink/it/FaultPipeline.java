@@ -53,6 +53,13 @@ final class FaultPipeline implements AutoCloseable {
   final SqliteFiles files;
   final Path replica;
   private final List<String> connectors = new ArrayList<>();
+  /**
+   * Where the writer and the audit connect, and source settings over the defaults: a failover
+   * test gives a URL listing primary and standby ({@code targetServerType=primary}) and the same
+   * host list to the source. Null and empty: the database on {@link #postgres}.
+   */
+  String pgUrl;
+  final Map<String, String> sourceSettings = new HashMap<>();
 
   FaultPipeline(PostgresServer postgres, String bootstrap, ConnectWorker worker, String name, String topic)
       throws Exception {
@@ -80,6 +87,7 @@ final class FaultPipeline implements AutoCloseable {
     // the restart around it overran the 90-s wait on a slow machine. Operators shorten it the
     // same way (docs/source-connector.md, "Failures").
     s.put("producer.override.transaction.timeout.ms", "15000");
+    s.putAll(sourceSettings);
     worker.rest().putConnector(source, s);
     connectors.add(source);
     worker.rest().awaitRunning(source, WAIT);
@@ -164,7 +172,7 @@ final class FaultPipeline implements AutoCloseable {
     props.setProperty("password", postgres.password());
     props.setProperty("connectTimeout", "5");
     props.setProperty("socketTimeout", "30");
-    return DriverManager.getConnection(db.jdbcUrl(), props);
+    return DriverManager.getConnection(pgUrl == null ? db.jdbcUrl() : pgUrl, props);
   }
 
   StatusWatch watch() {
@@ -215,7 +223,7 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   private List<List<String>> pgRows() throws SQLException {
-    try (Connection c = db.connect()) {
+    try (Connection c = connect()) {
       return QueryRows.of(c, ROWS);
     }
   }

@@ -27,9 +27,13 @@ public final class SourceConfig {
   private static final String GROUP_FAULTS = "Faults";
 
   public static final String HOST_CONFIG = "database.hostname";
-  private static final String HOST_DOC = "Postgres host name.";
+  private static final String HOST_DOC = "Postgres host name, or a list of hosts the source tries in order "
+      + "(primary.example,standby.example:5433; each host, or host:port, an IPv6 address in brackets), for a primary "
+      + "failover: with a list, every connection of the source goes only to the one that is a primary "
+      + "(pgjdbc's targetServerType=primary), so after a standby is promoted the source reconnects to it by itself "
+      + "(docs/operations.md, \"Primary failover\").";
   public static final String PORT_CONFIG = "database.port";
-  private static final String PORT_DOC = "Postgres port.";
+  private static final String PORT_DOC = "Postgres port, of each host in database.hostname that names none.";
   public static final int PORT_DEFAULT = 5432;
   public static final String DATABASE_CONFIG = "database.dbname";
   private static final String DATABASE_DOC = "The database to replicate.";
@@ -62,6 +66,11 @@ public final class SourceConfig {
   private static final String SLOT_DOC = "Logical replication slot (pgoutput). Created on first start if missing; "
       + "its consistent point becomes the replica version of the log.";
   public static final String SLOT_DEFAULT = "pg2lite";
+  public static final String SLOT_FAILOVER_CONFIG = "slot.failover";
+  private static final String SLOT_FAILOVER_DOC = "Postgres 17+: the slot is a failover slot (failover = true), "
+      + "which a standby with sync_replication_slots = on keeps a synchronized copy of, so that the source resumes on "
+      + "the standby once it is promoted. The source creates the slot so and turns it on for an existing slot. "
+      + "Ignored before Postgres 17. Turn off only for a slot no standby should carry.";
   public static final String PUBLICATION_CONFIG = "publication.name";
   private static final String PUBLICATION_DOC = "Publication whose tables are replicated.";
   public static final String PUBLICATION_DEFAULT = "pg2lite";
@@ -177,7 +186,7 @@ public final class SourceConfig {
   /** The definition, also used to generate docs/config-source.md. */
   public static ConfigDef configDef() {
     ConfigDef def = new ConfigDef()
-        .define(HOST_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new ConfigDef.NonEmptyString(), Importance.HIGH,
+        .define(HOST_CONFIG, Type.STRING, ConfigDef.NO_DEFAULT_VALUE, new PostgresHosts.Validator(), Importance.HIGH,
             HOST_DOC, GROUP_CONNECTION, 1, Width.MEDIUM, "Host")
         .define(PORT_CONFIG, Type.INT, PORT_DEFAULT, ConfigDef.Range.between(1, 65535), Importance.HIGH, PORT_DOC,
             GROUP_CONNECTION, 2, Width.SHORT, "Port")
@@ -200,6 +209,8 @@ public final class SourceConfig {
             Width.MEDIUM, "SSL client key password")
         .define(SLOT_CONFIG, Type.STRING, SLOT_DEFAULT, new SlotNameValidator(), Importance.HIGH, SLOT_DOC,
             GROUP_REPLICATION, 1, Width.MEDIUM, "Slot")
+        .define(SLOT_FAILOVER_CONFIG, Type.BOOLEAN, true, Importance.MEDIUM, SLOT_FAILOVER_DOC, GROUP_REPLICATION,
+            10, Width.SHORT, "Failover slot")
         .define(PUBLICATION_CONFIG, Type.STRING, PUBLICATION_DEFAULT, new ConfigDef.NonEmptyString(), Importance.HIGH,
             PUBLICATION_DOC, GROUP_REPLICATION, 2, Width.MEDIUM, "Publication")
         .define(PUBLICATION_TABLES_CONFIG, Type.LIST, "", Importance.MEDIUM, PUBLICATION_TABLES_DOC,
@@ -252,7 +263,10 @@ public final class SourceConfig {
         + "connection, a Kafka request timing out", "");
   }
 
+  /** {@code database.hostname} as given: one host or a list (see {@link #hosts}). */
   public final String host;
+  /** The servers of {@code database.hostname}, each with its port, in the order they are tried. */
+  public final PostgresHosts hosts;
   public final long retryTimeoutMs;
   public final long retryBackoffMaxMs;
   public final int port;
@@ -266,6 +280,8 @@ public final class SourceConfig {
   public final Password sslKey;
   public final Password sslPassword;
   public final String slot;
+  /** {@code slot.failover}: on Postgres 17+, the slot is (made) a failover slot. */
+  public final boolean slotFailover;
   public final String publication;
   public final List<String> publicationTables;
   public final boolean requirePrimaryKey;
@@ -308,6 +324,7 @@ public final class SourceConfig {
     AbstractConfig c = new AbstractConfig(configDef(), props, false);
     host = c.getString(HOST_CONFIG);
     port = c.getInt(PORT_CONFIG);
+    hosts = PostgresHosts.parse(host, port);
     database = c.getString(DATABASE_CONFIG);
     user = c.getString(USER_CONFIG);
     password = c.getPassword(PASSWORD_CONFIG);
@@ -317,6 +334,7 @@ public final class SourceConfig {
     sslKey = c.getPassword(SSLKEY_CONFIG);
     sslPassword = c.getPassword(SSLPASSWORD_CONFIG);
     slot = c.getString(SLOT_CONFIG);
+    slotFailover = c.getBoolean(SLOT_FAILOVER_CONFIG);
     publication = c.getString(PUBLICATION_CONFIG);
     publicationTables = List.copyOf(c.getList(PUBLICATION_TABLES_CONFIG));
     requirePrimaryKey = "primary-key".equals(c.getString(REPLICA_IDENTITY_CONFIG));
@@ -370,8 +388,13 @@ public final class SourceConfig {
         "must be a whole number of bytes of at least " + (RecordValues.MIN_LIMIT + 4096));
   }
 
+  /**
+   * The URL of every JDBC connection of the source: all servers of {@link #hosts}, tried in order.
+   * With a list, the connection properties also ask for a primary
+   * ({@link io.pg2lite.source.postgres.PostgresConnections#driverProperties}).
+   */
   public String jdbcUrl() {
-    return "jdbc:postgresql://" + host + ":" + port + "/" + database + "?sslmode=" + sslMode
+    return "jdbc:postgresql://" + hosts.urlPart() + "/" + database + "?sslmode=" + sslMode
         + "&ApplicationName=pg2lite";
   }
 

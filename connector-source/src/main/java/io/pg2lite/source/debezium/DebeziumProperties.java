@@ -1,8 +1,10 @@
 package io.pg2lite.source.debezium;
 
+import io.pg2lite.source.config.PostgresHosts;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.value.ConnectValueMapper;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -83,8 +85,7 @@ final class DebeziumProperties {
     p.putAll(FIXED);
     p.put("name", logicalName);
     p.put("topic.prefix", logicalName);
-    p.put("database.hostname", config.host);
-    p.put("database.port", String.valueOf(config.port));
+    p.putAll(hostAndPort(config.hosts));
     p.put("database.dbname", config.database);
     p.put("database.user", config.user);
     p.put("database.password", config.password.value());
@@ -98,5 +99,24 @@ final class DebeziumProperties {
       p.put("heartbeat.action.query", "SELECT pg_logical_emit_message(true, '" + HEARTBEAT_MESSAGE_PREFIX + "', '')");
     }
     return p;
+  }
+
+  /**
+   * {@code database.hostname} and {@code database.port} that make Debezium's URL, which it builds
+   * as {@code jdbc:postgresql://<hostname>:<port>/<dbname>}, the same host list as the source's
+   * own ({@link SourceConfig#jdbcUrl()}): every server but the last with its port in the host
+   * name, the last one's port as the port. So Debezium's replication and metadata connections try
+   * the same servers in the same order, and with a list pick the primary by the same driver
+   * properties ({@code database.targetServerType}).
+   */
+  static Map<String, String> hostAndPort(PostgresHosts hosts) {
+    List<PostgresHosts.Server> servers = hosts.servers();
+    PostgresHosts.Server last = servers.get(servers.size() - 1);
+    StringBuilder hostname = new StringBuilder();
+    for (PostgresHosts.Server s : servers.subList(0, servers.size() - 1)) {
+      hostname.append(s).append(',');
+    }
+    hostname.append(last.host());
+    return Map.of("database.hostname", hostname.toString(), "database.port", String.valueOf(last.port()));
   }
 }

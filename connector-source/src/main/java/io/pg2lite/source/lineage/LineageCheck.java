@@ -43,10 +43,19 @@ public final class LineageCheck {
   private final String topic;
   private final boolean resyncAuto;
 
+  /** Where a missing slot was looked for (SlotLoss#missing); null: not said. */
+  private final java.util.function.Supplier<String> where;
+
   public LineageCheck(String slot, String topic, boolean resyncAuto) {
+    this(slot, topic, resyncAuto, () -> null);
+  }
+
+  /** @param where names the server a missing slot was looked for on, asked only when it is missing */
+  public LineageCheck(String slot, String topic, boolean resyncAuto, java.util.function.Supplier<String> where) {
     this.slot = slot;
     this.topic = topic;
     this.resyncAuto = resyncAuto;
+    this.where = where;
   }
 
   /**
@@ -78,7 +87,7 @@ public final class LineageCheck {
     String lost = "Changes since the last commit this connector stored (" + stored.lastCommit() + ", replica version "
         + version + ") are lost to this change log.";
     if (state == null) {
-      return lost(SlotLoss.missing(slot), lost, version, false);
+      return lost(SlotLoss.missing(slot, where.get()), lost, version, false);
     }
     if (state.invalidated()) {
       return lost(SlotLoss.invalidated(slot, state), lost, version, true);

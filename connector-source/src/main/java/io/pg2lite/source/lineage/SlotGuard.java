@@ -23,6 +23,35 @@ public final class SlotGuard {
   @FunctionalInterface
   public interface Lookup {
     SlotState slot() throws SQLException;
+
+    /**
+     * Where a missing slot was looked for, for the message: the server and whether it was
+     * promoted; null when unknown. Asked only once the slot was found missing.
+     */
+    default String where() {
+      return null;
+    }
+  }
+
+  /** Looks the slot up over a new connection from {@code connections} each time. */
+  public static Lookup onServer(String slot, io.pg2lite.source.postgres.CreatedSlot.Connections connections) {
+    return new Lookup() {
+      @Override
+      public SlotState slot() throws SQLException {
+        try (java.sql.Connection c = connections.connect(java.util.Map.of())) {
+          return new io.pg2lite.source.postgres.PostgresCatalog(c).slot(slot);
+        }
+      }
+
+      @Override
+      public String where() {
+        try (java.sql.Connection c = connections.connect(java.util.Map.of())) {
+          return new io.pg2lite.source.postgres.PostgresCatalog(c).whereSlotsLive();
+        } catch (SQLException | RuntimeException e) {
+          return null;
+        }
+      }
+    };
   }
 
   private final String slot;
@@ -90,7 +119,7 @@ public final class SlotGuard {
   public void check(Long resumeAfter) throws SQLException {
     SlotState state = lookup.slot();
     if (state == null) {
-      throw stopped(SlotLoss.missing(slot));
+      throw stopped(SlotLoss.missing(slot, lookup.where()));
     }
     if (state.invalidated()) {
       throw stopped(SlotLoss.invalidated(slot, state));

@@ -16,10 +16,20 @@ public final class SlotLoss {
     return "replication slot " + slot + " was invalidated by Postgres (" + reason + ": " + explain(reason, s) + ")";
   }
 
-  /** The cause, for a slot that does not exist. */
-  static String missing(String slot) {
-    return "replication slot " + slot + " is missing (dropped by hand, or not on the new primary after a failover "
-        + "to a standby that had not synchronized it)";
+  /**
+   * The cause, for a slot that does not exist on {@code where} ({@code host:port} and what the
+   * server tells of a promotion, {@link io.pg2lite.source.postgres.PostgresCatalog#whereSlotsLive};
+   * null when unknown). A slot is gone either because someone dropped it or because the source now
+   * talks to a promoted standby that had no synchronized copy of it: the message names both and
+   * what a failover without a resync would have needed, so the next failover keeps the slot.
+   */
+  public static String missing(String slot, String where) {
+    return "replication slot " + slot + " is missing" + (where == null ? "" : " on " + where) + ": dropped by "
+        + "hand, or this server is a promoted standby that had not synchronized it. A standby keeps a slot through "
+        + "a promotion only if it is a failover slot (PostgreSQL 17+, slot.failover=true) and the standby "
+        + "synchronized it before the promotion (sync_replication_slots = on and hot_standby_feedback = on on the "
+        + "standby, its physical slot in synchronized_standby_slots on the primary: operations.md, \"Primary "
+        + "failover\")";
   }
 
   private static String explain(String reason, SlotState s) {

@@ -33,7 +33,7 @@ public final class CreatedSlot implements AutoCloseable {
   /** Postgres' own rule for slot names; the name is written into a replication command. */
   private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
   /** How pgjdbc opens a walsender connection: replication commands run in the simple protocol only. */
-  private static final Map<String, String> WALSENDER = Map.of("replication", "database", "preferQueryMode", "simple",
+  static final Map<String, String> WALSENDER = Map.of("replication", "database", "preferQueryMode", "simple",
       "assumeMinServerVersion", "10");
 
   /** Opens connections with the source's credentials and TLS, plus the pgjdbc properties given. */
@@ -52,15 +52,24 @@ public final class CreatedSlot implements AutoCloseable {
 
   /** Creates pgoutput slot {@code slot}; the caller closes what it returns (the slot stays). */
   public static CreatedSlot create(Connections postgres, String slot) throws SQLException {
-    if (!SLOT_NAME.matcher(slot).matches()) {
-      throw new IllegalArgumentException("not a replication slot name: " + slot);
-    }
+    return create(postgres, slot, false);
+  }
+
+  /**
+   * Creates pgoutput slot {@code slot}, a failover slot when {@code failover} (Postgres 17+ only:
+   * the option list form, which 15 and 16 also accept for the snapshot, but not FAILOVER); the
+   * caller closes what it returns (the slot stays).
+   */
+  public static CreatedSlot create(Connections postgres, String slot, boolean failover) throws SQLException {
+    requireSlotName(slot);
+    String command = "CREATE_REPLICATION_SLOT " + slot + " LOGICAL pgoutput "
+        + (failover ? "(SNAPSHOT 'export', FAILOVER true)" : "EXPORT_SNAPSHOT");
     Connection walsender = postgres.connect(WALSENDER);
     try {
       Lsn point;
       String name;
       try (Statement s = walsender.createStatement();
-          ResultSet rs = s.executeQuery("CREATE_REPLICATION_SLOT " + slot + " LOGICAL pgoutput EXPORT_SNAPSHOT")) {
+          ResultSet rs = s.executeQuery(command)) {
         rs.next();
         point = Lsn.parse(rs.getString("consistent_point"));
         name = rs.getString("snapshot_name");
@@ -81,6 +90,13 @@ public final class CreatedSlot implements AutoCloseable {
       return new CreatedSlot(point, c);
     } finally {
       PostgresConnections.closeQuietly(walsender);
+    }
+  }
+
+  /** Refuses what is not a slot name: the name is written into a replication command. */
+  static void requireSlotName(String slot) {
+    if (!SLOT_NAME.matcher(slot).matches()) {
+      throw new IllegalArgumentException("not a replication slot name: " + slot);
     }
   }
 

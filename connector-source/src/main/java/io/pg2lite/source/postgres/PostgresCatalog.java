@@ -75,6 +75,42 @@ public final class PostgresCatalog {
     }
   }
 
+  /**
+   * Whether {@code slot} is a failover slot ({@code pg_replication_slots.failover}, Postgres 17+):
+   * null when it does not exist or the server predates failover slots.
+   */
+  public Boolean slotFailover(String slot) throws SQLException {
+    if (c.getMetaData().getDatabaseMajorVersion() < ServerRequirements.FAILOVER_MAJOR) {
+      return null;
+    }
+    try (PreparedStatement ps = c.prepareStatement("SELECT failover FROM pg_replication_slots WHERE slot_name = ?")) {
+      ps.setString(1, slot);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getBoolean(1) : null;
+      }
+    }
+  }
+
+  /**
+   * Where this connection is, for a message about a slot that is not there: {@code host:port} and,
+   * when the server's WAL is on a timeline after the first, that it was promoted from a standby
+   * (or restored to a point in time) at some point: the timeline is the first 8 hex digits of
+   * the current WAL file's name, readable by any role.
+   */
+  public String whereSlotsLive() {
+    String server = PostgresConnections.server(c);
+    String where = server == null ? "the Postgres server" : server;
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+        "SELECT CASE WHEN pg_is_in_recovery() THEN NULL ELSE pg_walfile_name(pg_current_wal_lsn()) END")) {
+      rs.next();
+      String walFile = rs.getString(1);
+      long timeline = walFile == null ? 0 : Long.parseLong(walFile.substring(0, 8), 16);
+      return timeline > 1 ? where + ", on WAL timeline " + timeline + ": a standby promoted (or a restore)" : where;
+    } catch (SQLException | RuntimeException e) {
+      return where;
+    }
+  }
+
   /** Drops {@code slot}; its walsender must be gone (a slot in use fails with SQLSTATE 55006, transient). */
   public void dropSlot(String slot) throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("SELECT pg_drop_replication_slot(?)")) {
@@ -164,14 +200,6 @@ public final class PostgresCatalog {
     }
     try (Statement s = c.createStatement()) {
       s.execute(sql.toString());
-    }
-  }
-
-  /** The server's {@code wal_level}. */
-  public String walLevel() throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW wal_level")) {
-      rs.next();
-      return rs.getString(1);
     }
   }
 

@@ -7,6 +7,7 @@ import io.pg2lite.source.config.SourceConfig;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Properties;
 
@@ -35,11 +36,39 @@ public final class PostgresConnections implements AutoCloseable {
   }
 
   /**
-   * pgjdbc properties besides the URL, user and password: the TLS ones ({@link PostgresTls}).
-   * Debezium takes them as {@code database.*}.
+   * pgjdbc properties besides the URL, user and password: the TLS ones ({@link PostgresTls}) and,
+   * with a host list, those that pick the primary ({@link #PRIMARY_ONLY}). Debezium takes them as
+   * {@code database.*}.
    */
   public Map<String, String> driverProperties() {
-    return tls.driverProperties();
+    if (!config.hosts.isList()) {
+      return tls.driverProperties();
+    }
+    Map<String, String> p = new HashMap<>(tls.driverProperties());
+    p.putAll(PRIMARY_ONLY);
+    return p;
+  }
+
+  /**
+   * With a host list, a connection goes only to the server that accepts writes: pgjdbc asks each
+   * in order and skips a standby (still in recovery) and a server that is down. What it learnt of a
+   * host it remembers for {@code hostRecheckSeconds}; 2 s instead of 10, so that a standby seen as
+   * one just before its promotion is asked again within the reconnect backoff.
+   */
+  static final Map<String, String> PRIMARY_ONLY = Map.of("targetServerType", "primary", "hostRecheckSeconds", "2");
+
+  /**
+   * The server {@code c} is connected to, {@code host:port}: with a host list, the one of them
+   * that answered. Null when pgjdbc does not tell.
+   */
+  public static String server(Connection c) {
+    try {
+      org.postgresql.util.HostSpec spec = c.unwrap(org.postgresql.core.BaseConnection.class).getQueryExecutor()
+          .getHostSpec();
+      return spec.getHost() + ":" + spec.getPort();
+    } catch (SQLException | RuntimeException e) {
+      return null;
+    }
   }
 
   /** A connection with the source's credentials and TLS, plus {@code extra} pgjdbc properties (timeouts). */

@@ -14,7 +14,8 @@ import java.util.Map;
 /**
  * The live Postgres checks of {@code validate()}: the TLS settings are usable and the server can be
  * reached with them and the credentials (a TLS problem lands on the setting it names),
- * runs with {@code wal_level=logical}, the user may replicate, the publication exists (or
+ * is Postgres 15 or newer and runs with {@code wal_level=logical} ({@link ServerRequirements}; what a
+ * failover would lack is logged as a WARN), the user may replicate, the publication exists (or
  * {@code publication.tables} is set), and every published table has a row key by the same rule,
  * read from the same published schema, as the source's start-up ({@link PublishedSchema.Table#keyIndex}).
  */
@@ -31,11 +32,13 @@ public final class PostgresProbe {
     try (PostgresConnections postgres = PostgresConnections.open(config);
         Connection conn = postgres.connect(Map.of("connectTimeout", "10", "socketTimeout", "30"))) {
       PostgresCatalog catalog = new PostgresCatalog(conn);
-      String walLevel = catalog.walLevel();
-      if (!"logical".equals(walLevel)) {
-        out.add(new ConfigProblem(SourceConfig.HOST_CONFIG, "the server runs with wal_level=" + walLevel
-            + "; logical replication needs wal_level=logical (postgresql.conf, then restart)"));
+      ServerRequirements.Facts server = ServerRequirements.read(conn);
+      List<ConfigProblem> unmet = ServerRequirements.problems(server);
+      if (server.major() < ServerRequirements.MIN_MAJOR) {
+        return unmet; // the checks below query catalogs an older server does not have
       }
+      out.addAll(unmet);
+      ServerRequirements.failoverWarnings(config, server, catalog.slotFailover(config.slot)).forEach(LOG::warn);
       if (!catalog.currentUserMayReplicate()) {
         out.add(new ConfigProblem(SourceConfig.USER_CONFIG, "user " + config.user + " lacks the REPLICATION attribute "
             + "(ALTER ROLE " + config.user + " WITH REPLICATION)"));
@@ -122,7 +125,7 @@ public final class PostgresProbe {
   /** What a failed connection or check means, on the field to change (by SQLSTATE). */
   static List<ConfigProblem> connectionProblems(SourceConfig config, SQLException e) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
-    String server = config.host + ":" + config.port;
+    String server = config.hosts.toString();
     if (state.equals("28P01") || state.equals("28000")) {
       return List.of(
           new ConfigProblem(SourceConfig.USER_CONFIG, "authentication failed for user " + config.user + ": "

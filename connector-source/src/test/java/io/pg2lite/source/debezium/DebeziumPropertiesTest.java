@@ -16,6 +16,24 @@ class DebeziumPropertiesTest {
     return m;
   }
 
+  /** Debezium builds jdbc:postgresql://hostname:port/db: the pair must give the source's own host list. */
+  @Test
+  void debeziumConnectsToTheSameHostList() {
+    Map<String, String> m = props();
+    m.put("database.hostname", "pg1,pg2:5433,pg3");
+    m.put("database.port", "5440");
+    Map<String, String> p = DebeziumProperties.of(new SourceConfig(m), Map.of("targetServerType", "primary"), "x");
+    assertEquals("pg1:5440,pg2:5433,pg3", p.get("database.hostname"));
+    assertEquals("5440", p.get("database.port"));
+    assertEquals("primary", p.get("database.targetServerType"));
+    String url = "jdbc:postgresql://" + p.get("database.hostname") + ":" + p.get("database.port") + "/app";
+    assertTrue(new SourceConfig(m).jdbcUrl().startsWith(url + "?"), url);
+    m.put("database.hostname", "db");
+    p = DebeziumProperties.of(new SourceConfig(m), Map.of(), "x");
+    assertEquals("db", p.get("database.hostname"));
+    assertEquals("5440", p.get("database.port"));
+  }
+
   @Test
   void fixedSettingsCannotBeOverridden() {
     Map<String, String> m = props();

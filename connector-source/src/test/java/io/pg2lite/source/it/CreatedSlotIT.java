@@ -5,7 +5,10 @@ import static org.junit.jupiter.api.Assertions.assertNotEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.watermark.Lsn;
+import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.postgres.CreatedSlot;
+import io.pg2lite.source.postgres.FailoverSlot;
+import io.pg2lite.source.postgres.ServerRequirements;
 import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.schema.PublishedSchema;
 import io.pg2lite.testkit.TestStack;
@@ -80,6 +83,38 @@ class CreatedSlotIT {
       }
       db.dropSlot("created_slot_m");
     }
+  }
+
+  /**
+   * Issue 27 (ADR 0036): on Postgres 17+ the source's slot is a failover slot, created so, and a
+   * slot that exists without it (created by hand here) is made one at start by
+   * {@link FailoverSlot#settle}, while {@code slot.failover=false} leaves it alone.
+   */
+  @Test
+  void slotsAreFailoverSlotsCreatedSoOrAlteredAtStart(TestStack stack) throws Exception {
+    PostgresServer server = stack.postgres();
+    try (TestDatabase db = server.newDatabase("failover_slot")) {
+      CreatedSlot.Connections connections = extra -> connect(server, db, extra);
+      CreatedSlot.create(connections, "failover_created", true).close();
+      db.createLogicalSlot("failover_by_hand");
+      String failover = "SELECT slot_name || '=' || failover FROM pg_replication_slots WHERE slot_name LIKE 'failover_%' "
+          + "ORDER BY 1";
+      assertEquals(List.of("failover_by_hand=false", "failover_created=true"), db.queryColumn(failover));
+      try (Connection c = db.connect()) {
+        ServerRequirements.Facts facts = ServerRequirements.require(c);
+        FailoverSlot.settle(config(server, db, "failover_by_hand", false), facts, new PostgresCatalog(c), connections);
+        assertEquals(List.of("failover_by_hand=false", "failover_created=true"), db.queryColumn(failover),
+            "slot.failover=false leaves the slot as it is");
+        FailoverSlot.settle(config(server, db, "failover_by_hand", true), facts, new PostgresCatalog(c), connections);
+        assertEquals(List.of("failover_by_hand=true", "failover_created=true"), db.queryColumn(failover));
+      }
+    }
+  }
+
+  private static SourceConfig config(PostgresServer server, TestDatabase db, String slot, boolean failover) {
+    return new SourceConfig(java.util.Map.of("database.hostname", server.host(), "database.port",
+        String.valueOf(server.port()), "database.dbname", db.name(), "database.user", server.user(), "topic", "t",
+        "kafka.bootstrap.servers", "k:1", "slot.name", slot, "slot.failover", String.valueOf(failover)));
   }
 
   private static Connection connect(PostgresServer server, TestDatabase db, java.util.Map<String, String> extra)

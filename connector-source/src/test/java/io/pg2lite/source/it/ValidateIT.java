@@ -55,6 +55,16 @@ class ValidateIT {
       }
       c.put("database.port", String.valueOf(closedPort));
       assertError(validate(stack, c), "database.hostname", "cannot connect");
+
+      // A host list (issue 27): the first server is down, the second answers; an entry that is
+      // no host is refused naming it.
+      f.db.execute("CREATE TABLE t (id int PRIMARY KEY)", "CREATE PUBLICATION validate_conn_pub FOR TABLE t");
+      c = f.config();
+      c.put("database.hostname", "localhost:" + closedPort + "," + stack.postgres().host() + ":"
+          + stack.postgres().port());
+      assertEquals(Map.of(), validate(stack, c));
+      c.put("database.hostname", "localhost:" + closedPort + ",,other");
+      assertError(validate(stack, c), "database.hostname", "has an empty entry");
     }
   }
 

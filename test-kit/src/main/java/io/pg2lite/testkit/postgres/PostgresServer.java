@@ -306,6 +306,21 @@ public final class PostgresServer implements AutoCloseable {
     return running;
   }
 
+  /** A dedicated server's {@code pg_ctl}. */
+  Path pgCtlPath() {
+    return requireDedicated().pgCtl();
+  }
+
+  /** A dedicated server's data directory. */
+  Path dataDirectory() {
+    return requireDedicated().dataDirectory();
+  }
+
+  /** The options a dedicated server was last started with (port, settings), without {@code -D}. */
+  List<String> startOptions() throws IOException {
+    return previousOptions(requireDedicated());
+  }
+
   private Faults requireDedicated() {
     if (faults == null) {
       throw new IllegalStateException("only a server from PostgresServer.startDedicated() can be stopped or restarted:"
@@ -343,6 +358,12 @@ public final class PostgresServer implements AutoCloseable {
    * inherits its output and outlives it, and a pipe nobody drains would block it.
    */
   private void pgCtl(Faults f, String... args) throws IOException {
+    pgCtl(f.pgCtl(), f.dataDirectory(), f.log(), args);
+  }
+
+  /** As {@link #pgCtl(Faults, String...)} on any data directory (a {@link StandbyServer}'s). */
+  static void pgCtl(Path pgCtl, Path dataDirectory, Path log, String... args) throws IOException {
+    Faults f = new Faults(pgCtl, dataDirectory, log);
     List<String> cmd = new ArrayList<>();
     if (LinuxUtils.isUnshareAvailable()) {
       cmd.addAll(List.of("unshare", "-U"));
