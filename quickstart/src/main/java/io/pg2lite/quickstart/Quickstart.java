@@ -39,8 +39,16 @@ public final class Quickstart {
   /** The jars of the worker's Connect runtime; null: this JVM's classpath (the build's Kafka). */
   private final Path workerLibs;
 
+  /** The worker's log as it was when the run ended; "" before. */
+  private volatile String workerLog = "";
+
   /** How a run ended. */
   record Result(boolean replicaEqualsPostgres, String difference) {}
+
+  /** The worker's log as it was when the run ended (a test reads what the plugins logged there). */
+  String workerLog() {
+    return workerLog;
+  }
 
   Quickstart(Path pluginPath, Path etc, PrintStream out, boolean followers) {
     this(pluginPath, etc, out, followers, null);
@@ -138,6 +146,7 @@ public final class Quickstart {
           result = loop(demo, status, replica, duration, f);
           return result;
         } finally {
+          workerLog = worker.log();
           if (stop.get()) {
             // Ctrl-C: the JVM's other shutdown hooks (the broker's temp directories) run beside this
             // one and make the closing broker log pages of errors that mean nothing here.

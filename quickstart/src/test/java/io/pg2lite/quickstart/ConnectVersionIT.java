@@ -54,9 +54,10 @@ class ConnectVersionIT {
     ByteArrayOutputStream log = new ByteArrayOutputStream();
     PrintStream out = new PrintStream(log, true, StandardCharsets.UTF_8);
     Quickstart.Result r;
+    Quickstart quickstart = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out, false,
+        WORKER_LIBS.toAbsolutePath());
     try {
-      r = new Quickstart(PLUGINS.toAbsolutePath(), ETC.toAbsolutePath(), out, false, WORKER_LIBS.toAbsolutePath())
-          .run(Duration.ofSeconds(10));
+      r = quickstart.run(Duration.ofSeconds(10));
     } finally {
       System.out.print(log.toString(StandardCharsets.UTF_8));
     }
@@ -65,6 +66,15 @@ class ConnectVersionIT {
     assertTrue(r.replicaEqualsPostgres(), "replica differs: " + r.difference());
     assertTrue(printed.contains("schema change reached the replica: customer has a new column tier"), printed);
     assertTrue(printed.contains("the replica has a new table orders"), printed);
+    // The tasks' metrics reach the worker's registry where it has plugin metrics (KIP-877, 4.1+),
+    // found by reflection under the worker's plugin isolation; elsewhere they stay in JMX quietly.
+    String workerLog = quickstart.workerLog();
+    String[] v = VERSION.split("\\.");
+    boolean pluginMetrics = Integer.parseInt(v[0]) > 4 || Integer.parseInt(v[0]) == 4 && Integer.parseInt(v[1]) >= 1;
+    long published = workerLog.lines().filter(l -> l.contains("metrics are also in the worker's registry")).count();
+    assertTrue(pluginMetrics ? published >= 2 : published == 0,
+        "source and sink tasks publish plugin metrics on 4.1+ only: " + published + " on " + VERSION);
+    assertTrue(!workerLog.contains("Cannot publish the task's metrics"), "no failed publication in the worker log");
   }
 
   private void refused() throws Exception {

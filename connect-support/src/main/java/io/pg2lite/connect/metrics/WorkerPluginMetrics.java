@@ -85,6 +85,8 @@ public final class WorkerPluginMetrics implements AutoCloseable {
         add.invoke(registry, n, gauge);
         names.add(n);
       }
+      LOG.info("The task's {} metrics are also in the worker's registry (plugin metrics: group plugins, tagged "
+          + "connector and task), for its metric reporters", names.size());
       return published;
     } catch (ReflectiveOperationException | RuntimeException e) {
       Throwable cause = e instanceof InvocationTargetException t && t.getCause() != null ? t.getCause() : e;
