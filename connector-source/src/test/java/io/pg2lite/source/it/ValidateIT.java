@@ -6,6 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.pg2lite.source.Pg2liteSourceConnector;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.ConnectorConfigs;
+import io.pg2lite.testkit.postgres.PostgresServer;
+import io.pg2lite.testkit.postgres.TestDatabase;
 import java.net.ServerSocket;
 import java.util.List;
 import java.util.Map;
@@ -30,6 +33,23 @@ class ValidateIT {
     try (SourceFixture f = new SourceFixture(stack, "validate_ok")) {
       f.db.execute("CREATE TABLE t (id int PRIMARY KEY)", "CREATE PUBLICATION validate_ok_pub FOR TABLE t");
       assertEquals(Map.of(), validate(stack, f.config()));
+    }
+  }
+
+  /**
+   * Issue 27: a Postgres below 15 is refused at validate naming the server and its version (the
+   * catalog function needs 15's pg_publication_tables.attnames; without this check the start-up
+   * failed deep in the catalog install). A real Postgres 14, from binaries the build copies.
+   */
+  @Test
+  void aPostgresBelow15IsRefusedNamingItsVersion(TestStack stack) throws Exception {
+    try (PostgresServer old = PostgresServer.start(14); TestDatabase db = old.newDatabase("validate_pg14")) {
+      db.execute("CREATE TABLE t (id int PRIMARY KEY)", "CREATE PUBLICATION validate_pg14_pub FOR TABLE t");
+      Map<String, String> c = ConnectorConfigs.source(old, stack.kafka().bootstrapServers(), "validate_pg14", db.name(),
+          "validate_pg14", stack.kafka().uniqueTopicName("validate_pg14"));
+      Map<String, List<String>> errors = validate(stack, c);
+      assertError(errors, "database.hostname", "pg2lite needs PostgreSQL 15 or newer");
+      assertError(errors, "database.hostname", old.version().replace("PostgreSQL ", "runs ").split(" on ")[0]);
     }
   }
 
