@@ -6,7 +6,10 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.Set;
 import java.util.regex.Pattern;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A logical replication slot just created, with a transaction that sees the database exactly at
@@ -30,6 +33,7 @@ import java.util.regex.Pattern;
  * consistent point.
  */
 public final class CreatedSlot implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(CreatedSlot.class);
   /** Postgres' own rule for slot names; the name is written into a replication command. */
   private static final Pattern SLOT_NAME = Pattern.compile("[a-z0-9_]{1,63}");
   /** How pgjdbc opens a walsender connection: replication commands run in the simple protocol only. */
@@ -61,6 +65,39 @@ public final class CreatedSlot implements AutoCloseable {
    * caller closes what it returns (the slot stays).
    */
   public static CreatedSlot create(Connections postgres, String slot, boolean failover) throws SQLException {
+    if (failover) {
+      try {
+        return createOnce(postgres, slot, true);
+      } catch (SQLException e) {
+        if (!failoverRefused(e)) {
+          throw e;
+        }
+        // A server that does not take the option (a fork, a managed service that restricts
+        // failover slots): a slot without it works as before, only a failover would lose it.
+        LOG.warn("Postgres refused to create replication slot {} as a failover slot ({}); it is created without "
+            + "failover, so a primary failover will need a resync (docs/operations.md, \"Primary failover\"). "
+            + "{}=false creates it so without this warning", slot, e.getMessage(), "slot.failover");
+      }
+    }
+    return createOnce(postgres, slot, false);
+  }
+
+  /**
+   * Whether {@code e} is a server's refusal of {@code FAILOVER} in {@code CREATE_REPLICATION_SLOT}:
+   * a syntax error or an unsupported feature, or the internal error "unrecognized option:
+   * failover" Postgres before 17 answers (an {@code elog}, SQLSTATE XX000, so the text decides).
+   * Anything else (the slot exists, no privilege, too many slots) is the same failure without the
+   * option, and is thrown as it is.
+   */
+  static boolean failoverRefused(SQLException e) {
+    String state = e.getSQLState();
+    String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+    return FAILOVER_REFUSED.contains(state) || "XX000".equals(state) && message.contains("failover");
+  }
+
+  private static final Set<String> FAILOVER_REFUSED = Set.of("42601", "0A000");
+
+  private static CreatedSlot createOnce(Connections postgres, String slot, boolean failover) throws SQLException {
     requireSlotName(slot);
     String command = "CREATE_REPLICATION_SLOT " + slot + " LOGICAL pgoutput "
         + (failover ? "(SNAPSHOT 'export', FAILOVER true)" : "EXPORT_SNAPSHOT");

@@ -111,6 +111,22 @@ class CreatedSlotIT {
     }
   }
 
+  /**
+   * A server that does not take {@code FAILOVER} (Postgres 15 answers a syntax error, as a fork
+   * or a restricted managed service might): the slot is created without it, with a WARN, rather
+   * than the start failing for good.
+   */
+  @Test
+  void aServerRefusingFailoverSlotsGetsAPlainSlot() throws Exception {
+    try (PostgresServer pg15 = PostgresServer.start(15); TestDatabase db = pg15.newDatabase("failover_refused")) {
+      try (CreatedSlot slot = CreatedSlot.create(extra -> connect(pg15, db, extra), "failover_refused", true)) {
+        assertTrue(slot.consistentPoint() != null);
+      }
+      assertEquals(List.of("failover_refused"), db.slots(), "the slot exists, without failover (15 has none)");
+      db.dropSlot("failover_refused");
+    }
+  }
+
   private static SourceConfig config(PostgresServer server, TestDatabase db, String slot, boolean failover) {
     return new SourceConfig(java.util.Map.of("database.hostname", server.host(), "database.port",
         String.valueOf(server.port()), "database.dbname", db.name(), "database.user", server.user(), "topic", "t",
