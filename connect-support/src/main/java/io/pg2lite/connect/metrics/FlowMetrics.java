@@ -3,8 +3,10 @@ package io.pg2lite.connect.metrics;
 import io.pg2lite.connect.MBeans;
 import io.pg2lite.connect.WindowedRates;
 import java.time.Instant;
+import java.util.List;
 import javax.management.JMException;
 import javax.management.ObjectName;
+import org.apache.kafka.common.MetricName;
 import org.slf4j.Logger;
 
 /**
@@ -91,7 +93,7 @@ public abstract class FlowMetrics implements FlowMBean, AutoCloseable {
   }
 
   /** The metric names {@link #publishThroughWorker} published (empty when the worker has no plugin metrics). */
-  public final java.util.List<org.apache.kafka.common.MetricName> workerMetricNames() {
+  public final List<MetricName> workerMetricNames() {
     return worker.names();
   }
 

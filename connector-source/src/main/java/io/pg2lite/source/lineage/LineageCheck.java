@@ -6,6 +6,7 @@ import io.pg2lite.source.kafka.LogTail;
 import io.pg2lite.source.postgres.PostgresCatalog.SlotState;
 import io.pg2lite.source.transaction.SourcePosition;
 import java.util.Optional;
+import java.util.function.Supplier;
 
 /**
  * Decides at start whether the source goes on with its lineage, starts the first one, or must
@@ -44,14 +45,14 @@ public final class LineageCheck {
   private final boolean resyncAuto;
 
   /** Where a missing slot was looked for (SlotLoss#missing); null: not said. */
-  private final java.util.function.Supplier<String> where;
+  private final Supplier<String> where;
 
   public LineageCheck(String slot, String topic, boolean resyncAuto) {
     this(slot, topic, resyncAuto, () -> null);
   }
 
   /** @param where names the server a missing slot was looked for on, asked only when it is missing */
-  public LineageCheck(String slot, String topic, boolean resyncAuto, java.util.function.Supplier<String> where) {
+  public LineageCheck(String slot, String topic, boolean resyncAuto, Supplier<String> where) {
     this.slot = slot;
     this.topic = topic;
     this.resyncAuto = resyncAuto;

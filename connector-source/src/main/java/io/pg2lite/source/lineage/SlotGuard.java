@@ -1,8 +1,12 @@
 package io.pg2lite.source.lineage;
 
+import io.pg2lite.source.postgres.CreatedSlot;
+import io.pg2lite.source.postgres.PostgresCatalog;
 import io.pg2lite.source.postgres.PostgresCatalog.SlotState;
 import io.pg2lite.source.replication.ReplicationSession;
+import java.sql.Connection;
 import java.sql.SQLException;
+import java.util.Map;
 import java.util.function.Supplier;
 
 /**
@@ -34,19 +38,19 @@ public final class SlotGuard {
   }
 
   /** Looks the slot up over a new connection from {@code connections} each time. */
-  public static Lookup onServer(String slot, io.pg2lite.source.postgres.CreatedSlot.Connections connections) {
+  public static Lookup onServer(String slot, CreatedSlot.Connections connections) {
     return new Lookup() {
       @Override
       public SlotState slot() throws SQLException {
-        try (java.sql.Connection c = connections.connect(java.util.Map.of())) {
-          return new io.pg2lite.source.postgres.PostgresCatalog(c).slot(slot);
+        try (Connection c = connections.connect(Map.of())) {
+          return new PostgresCatalog(c).slot(slot);
         }
       }
 
       @Override
       public String where() {
-        try (java.sql.Connection c = connections.connect(java.util.Map.of())) {
-          return new io.pg2lite.source.postgres.PostgresCatalog(c).whereSlotsLive();
+        try (Connection c = connections.connect(Map.of())) {
+          return new PostgresCatalog(c).whereSlotsLive();
         } catch (SQLException | RuntimeException e) {
           return null;
         }
