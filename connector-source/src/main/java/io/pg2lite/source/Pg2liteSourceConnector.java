@@ -5,11 +5,14 @@ import io.pg2lite.connect.WorkerVersion;
 import io.pg2lite.source.config.SourceConfig;
 import io.pg2lite.source.config.SourceValidator;
 import io.pg2lite.source.kafka.ChangeLogProbe;
+import io.pg2lite.source.kafka.TransactionTimeouts;
 import io.pg2lite.source.postgres.PostgresProbe;
 import java.util.List;
 import java.util.Map;
 import org.apache.kafka.common.config.Config;
 import org.apache.kafka.common.config.ConfigDef;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.config.ConfigValue;
 import org.apache.kafka.connect.connector.Task;
 import org.apache.kafka.connect.source.ConnectorTransactionBoundaries;
 import org.apache.kafka.connect.source.ExactlyOnceSupport;
@@ -32,6 +35,9 @@ public class Pg2liteSourceConnector extends SourceConnector {
   @Override
   public void start(Map<String, String> props) {
     WorkerVersion.requireSupported(); // a clear refusal, not a NoSuchMethodError later
+    TransactionTimeouts.problem(props).ifPresent(problem -> {
+      throw new ConfigException(problem);
+    });
     new SourceConfig(props); // fail fast on a bad config
     this.props = Map.copyOf(props);
   }
@@ -66,6 +72,12 @@ public class Pg2liteSourceConnector extends SourceConnector {
     if (WorkerVersion.refuseIn(config)) {
       return config; // an unsupported worker: the live checks could hit the API it lacks
     }
+    TransactionTimeouts.problem(connectorConfigs).ifPresent(problem -> {
+      ConfigValue v = new ConfigValue(TransactionTimeouts.TRANSACTION_TIMEOUT);
+      v.value(connectorConfigs.get(TransactionTimeouts.TRANSACTION_TIMEOUT));
+      v.addErrorMessage(problem);
+      config.configValues().add(v);
+    });
     SourceValidator validator = new SourceValidator(config);
     if (validator.fieldsValid()) {
       SourceConfig c = new SourceConfig(connectorConfigs);

@@ -1,5 +1,7 @@
 package io.pg2lite.connect.hold;
 
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -28,7 +30,16 @@ public final class TestHolds {
   public static final String COPY = "copy:";
   /** The kind of a source's hold; the name is its slot. */
   public static final String TRANSACTION = "transaction:";
+  /**
+   * Releases the hold of a worker process once this file exists:
+   * {@code -Dpg2lite.test.hold.release=<path>}. A test that must let the held work go on after its
+   * fault (a broker killed inside the transaction) creates the file; without the property the
+   * hold lasts the life of the process.
+   */
+  public static final String RELEASE_PROPERTY = "pg2lite.test.hold.release";
   private static final Map<String, Long> HOLDS = new ConcurrentHashMap<>();
+  private static final Path RELEASE = System.getProperty(RELEASE_PROPERTY) == null ? null
+      : Path.of(System.getProperty(RELEASE_PROPERTY));
 
   static {
     String hold = System.getProperty(PROPERTY);
@@ -67,6 +78,13 @@ public final class TestHolds {
       return true;
     }
     Long limit = HOLDS.get(kind + name);
-    return limit == null || stepsDone < limit;
+    if (limit == null || stepsDone < limit) {
+      return true;
+    }
+    if (RELEASE != null && Files.exists(RELEASE)) {
+      HOLDS.remove(kind + name);
+      return true;
+    }
+    return false;
   }
 }

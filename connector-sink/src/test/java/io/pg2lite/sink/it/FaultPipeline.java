@@ -3,7 +3,7 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pg2lite.testkit.ConnectorConfigs;
-import io.pg2lite.testkit.connect.ConnectWorker;
+import io.pg2lite.testkit.connect.WorkerHandle;
 import io.pg2lite.testkit.connect.StallReport;
 import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
@@ -44,7 +44,7 @@ final class FaultPipeline implements AutoCloseable {
 
   final PostgresServer postgres;
   final String bootstrap;
-  final ConnectWorker worker;
+  final WorkerHandle worker;
   final TestDatabase db;
   final String name;
   final String topic;
@@ -60,8 +60,10 @@ final class FaultPipeline implements AutoCloseable {
    */
   String pgUrl;
   final Map<String, String> sourceSettings = new HashMap<>();
+  /** Sink settings over the defaults. */
+  final Map<String, String> sinkSettings = new HashMap<>();
 
-  FaultPipeline(PostgresServer postgres, String bootstrap, ConnectWorker worker, String name, String topic)
+  FaultPipeline(PostgresServer postgres, String bootstrap, WorkerHandle worker, String name, String topic)
       throws Exception {
     this.postgres = postgres;
     this.bootstrap = bootstrap;
@@ -87,11 +89,16 @@ final class FaultPipeline implements AutoCloseable {
     // the restart around it overran the 90-s wait on a slow machine. Operators shorten it the
     // same way (docs/source-connector.md, "Failures").
     s.put("producer.override.transaction.timeout.ms", "15000");
+    // ... and the request timeout within it (TransactionTimeouts): a request to a hung broker must
+    // time out and be retried elsewhere before the transaction does.
+    s.put("producer.override.request.timeout.ms", "5000");
     s.putAll(sourceSettings);
     worker.rest().putConnector(source, s);
     connectors.add(source);
     worker.rest().awaitRunning(source, WAIT);
-    worker.rest().putConnector(sink, ConnectorConfigs.sink(bootstrap, sink, topic, replica));
+    Map<String, String> k = ConnectorConfigs.sink(bootstrap, sink, topic, replica);
+    k.putAll(sinkSettings);
+    worker.rest().putConnector(sink, k);
     connectors.add(sink);
     worker.rest().awaitRunning(sink, WAIT);
   }
@@ -105,6 +112,28 @@ final class FaultPipeline implements AutoCloseable {
     } catch (SQLException e) {
       return 0;
     }
+  }
+
+  /** The largest id of acct in the replica (0 while it holds none). */
+  long replicaMaxId() {
+    try (Connection c = SqliteFiles.open(replica); Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT coalesce(max(id), 0) FROM acct")) {
+      rs.next();
+      return rs.getLong(1);
+    } catch (SQLException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * A fault's time to heal: waits until the replica holds id {@code id} or a later one (a
+   * transaction the writer committed after the fault: {@link Ledger.Background#nextId} read when
+   * the fault began) and returns the time from {@code faultNanos} ({@link System#nanoTime} at the
+   * fault) until then, as seen by sampling every 50 ms.
+   */
+  Duration awaitHealed(long id, long faultNanos, Duration timeout) {
+    Await.until("id " + id + " (written after the fault) in the replica", timeout, () -> replicaMaxId() >= id);
+    return Duration.ofNanos(System.nanoTime() - faultNanos);
   }
 
   /** Waits until the replica holds more than {@code rows} rows of acct: the pipeline is moving. */
@@ -176,7 +205,7 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   StatusWatch watch() {
-    return new StatusWatch(worker.rest(), name, List.of(source, sink)).start();
+    return new StatusWatch(worker::rest, name, List.of(source, sink)).start();
   }
 
   /**

@@ -149,6 +149,16 @@ final class Ledger {
       return failures.get();
     }
 
+    /** The id the writer's next transaction inserts: every id from it on is written after this call. */
+    long nextId() {
+      return nextId.get();
+    }
+
+    /** One large transaction of {@code rows} new ids on this writer's ledger, beside its small ones. */
+    void writeLarge(int rows) throws SQLException {
+      Ledger.this.writeLarge(rows);
+    }
+
     /** Waits until {@code more} further transactions have committed. */
     void awaitCommits(long more, Duration timeout) {
       long target = commits() + more;

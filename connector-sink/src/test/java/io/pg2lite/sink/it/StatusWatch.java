@@ -8,13 +8,15 @@ import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * Polls the connectors' status every 200 ms and remembers the first FAILED state seen: a fault
  * test's claim that no task ever FAILED, however briefly, while it healed.
  */
 final class StatusWatch implements AutoCloseable {
-  private final ConnectRestClient rest;
+  /** Asked at each poll: the workers of the cluster may change (one killed, another started). */
+  private final Supplier<ConnectRestClient> rest;
   private final List<String> names;
   private final AtomicBoolean stop = new AtomicBoolean();
   private final AtomicReference<String> failure = new AtomicReference<>();
@@ -23,6 +25,10 @@ final class StatusWatch implements AutoCloseable {
   private final Thread thread;
 
   StatusWatch(ConnectRestClient rest, String name, List<String> names) {
+    this(() -> rest, name, names);
+  }
+
+  StatusWatch(Supplier<ConnectRestClient> rest, String name, List<String> names) {
     this.rest = rest;
     this.names = names;
     thread = new Thread(this::run, name + "-status-watch");
@@ -39,7 +45,7 @@ final class StatusWatch implements AutoCloseable {
     while (!stop.get()) {
       for (String n : names) {
         try {
-          ConnectorStatus s = rest.status(n);
+          ConnectorStatus s = rest.get().status(n);
           synchronized (lastTaskState) {
             lastTaskState.put(n, s.state() + "/" + s.tasks().stream().map(ConnectorStatus.TaskStatus::state).toList());
           }

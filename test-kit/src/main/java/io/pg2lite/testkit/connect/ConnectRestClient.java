@@ -63,7 +63,8 @@ public final class ConnectRestClient {
     JsonNode n = send("GET", "connectors/" + enc(name) + "/status", null);
     List<ConnectorStatus.TaskStatus> tasks = new ArrayList<>();
     for (JsonNode t : n.path("tasks")) {
-      tasks.add(new ConnectorStatus.TaskStatus(t.path("id").asInt(), t.path("state").asText(), text(t, "trace")));
+      tasks.add(new ConnectorStatus.TaskStatus(t.path("id").asInt(), t.path("state").asText(), text(t, "trace"),
+          text(t, "worker_id")));
     }
     JsonNode c = n.path("connector");
     return new ConnectorStatus(name, c.path("state").asText(), text(c, "trace"), tasks);

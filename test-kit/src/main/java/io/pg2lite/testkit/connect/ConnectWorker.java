@@ -21,7 +21,7 @@ import org.apache.kafka.connect.runtime.distributed.DistributedHerder;
  * {@link Builder#pluginPath} points the worker at built plugin archives instead, for real
  * classloader isolation.
  */
-public final class ConnectWorker implements AutoCloseable {
+public final class ConnectWorker implements AutoCloseable, WorkerHandle {
   private static final AtomicInteger WORKERS = new AtomicInteger();
 
   private final Connect<DistributedHerder> connect;
@@ -43,13 +43,20 @@ public final class ConnectWorker implements AutoCloseable {
     return connect.rest().serverUrl();
   }
 
+  @Override
   public ConnectRestClient rest() {
     return rest;
   }
 
-  /** The Connect group id; also the prefix of its config, offset and status topics. */
+  @Override
   public String groupId() {
     return groupId;
+  }
+
+  /** The worker runs in this JVM: its threads are this JVM's Connect threads. */
+  @Override
+  public String threads() {
+    return ConnectThreads.ofThisJvm();
   }
 
   /**

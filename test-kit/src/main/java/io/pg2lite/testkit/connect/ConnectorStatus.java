@@ -10,8 +10,8 @@ import java.util.List;
  */
 public record ConnectorStatus(String name, String state, String trace, List<TaskStatus> tasks) {
 
-  /** One task's status. */
-  public record TaskStatus(int id, String state, String trace) {}
+  /** One task's status; {@code workerId} is the worker running it ({@code host:port} of its REST API), or null. */
+  public record TaskStatus(int id, String state, String trace, String workerId) {}
 
   /** True when the connector and at least one task run, and no task is in another state. */
   public boolean isRunning() {

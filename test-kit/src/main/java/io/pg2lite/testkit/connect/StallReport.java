@@ -1,8 +1,6 @@
 package io.pg2lite.testkit.connect;
 
 import io.pg2lite.testkit.kafka.HangingTransactions;
-import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadInfo;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -30,7 +28,7 @@ public final class StallReport {
   private StallReport() {}
 
   /** The report, for an assertion message; {@code topics} are the topics whose offsets matter. */
-  public static String of(ConnectWorker worker, Admin admin, List<String> connectors, List<String> topics) {
+  public static String of(WorkerHandle worker, Admin admin, List<String> connectors, List<String> topics) {
     StringBuilder out = new StringBuilder("\n--- stall report ---\n");
     for (String c : connectors) {
       out.append(section("status " + c, () -> worker.rest().status(c).toString()));
@@ -39,7 +37,7 @@ public final class StallReport {
     out.append(section("offsets (high watermark / last stable)", () -> offsets(admin, topics)));
     out.append(section("hanging transactions (open on a partition, not at its coordinator)",
         () -> HangingTransactions.find(admin, topics, java.time.Duration.ZERO).toString()));
-    out.append(section("threads", StallReport::threads));
+    out.append(section("threads", worker::threads));
     return out.toString();
   }
 
@@ -98,29 +96,6 @@ public final class StallReport {
       for (var state : producers.get(tp).activeProducers()) {
         state.currentTransactionStartOffset().ifPresent(start -> out.append("; producer ").append(state.producerId())
             .append(" epoch ").append(state.producerEpoch()).append(" open from offset ").append(start));
-      }
-    }
-    return out.toString();
-  }
-
-  /** Connect's and pg2lite's threads with their top frames: where a start-up or a task waits. */
-  private static String threads() {
-    StringBuilder out = new StringBuilder();
-    for (ThreadInfo t : ManagementFactory.getThreadMXBean().dumpAllThreads(false, false)) {
-      String n = t.getThreadName();
-      if (n.startsWith("task-thread-") || n.startsWith("StartAndStopExecutor") || n.startsWith("DistributedHerder")
-          || n.startsWith("connector-thread-") || n.contains("KafkaBasedLog")) {
-        out.append("\n  ").append(n).append(' ').append(t.getThreadState());
-        // The top frames say what it waits on; Connect's and pg2lite's frames below say why.
-        StackTraceElement[] stack = t.getStackTrace();
-        int shown = 0;
-        for (int i = 0; i < stack.length && shown < 16; i++) {
-          String cls = stack[i].getClassName();
-          if (i < 4 || cls.startsWith("org.apache.kafka.connect") || cls.startsWith("io.pg2lite")) {
-            out.append("\n      at ").append(stack[i]);
-            shown++;
-          }
-        }
       }
     }
     return out.toString();

@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
  * {@code ConnectDistributed} on this JVM's classpath, or on a directory of jars of another Connect
  * version.
  */
-public final class WorkerProcess implements AutoCloseable {
+public final class WorkerProcess implements AutoCloseable, WorkerHandle {
   private static final Pattern GC_LINE = Pattern.compile("(\\d+)M->(\\d+)M\\((\\d+)M\\)");
 
   private final Process process;
@@ -46,6 +46,7 @@ public final class WorkerProcess implements AutoCloseable {
   }
 
   /** The Connect cluster (group.id) the worker belongs to. */
+  @Override
   public String groupId() {
     return groupId;
   }
@@ -219,7 +220,7 @@ public final class WorkerProcess implements AutoCloseable {
    * {@code mvn exec:java}, where {@code java.class.path} is only Maven's launcher), else
    * {@code java.class.path}.
    */
-  static String classpath() {
+  public static String classpath() {
     ClassLoader cl = Thread.currentThread().getContextClassLoader();
     if (cl instanceof java.net.URLClassLoader u && u.getURLs().length > 0) {
       StringBuilder sb = new StringBuilder();
@@ -250,8 +251,27 @@ public final class WorkerProcess implements AutoCloseable {
     return m.group(1);
   }
 
+  @Override
   public ConnectRestClient rest() {
     return rest;
+  }
+
+  /** The worker's Connect threads, from {@code jcmd}; empty once the process is gone. */
+  @Override
+  public String threads() {
+    if (!process.isAlive()) {
+      return "(worker process " + process.pid() + " is gone)";
+    }
+    try {
+      return ConnectThreads.ofProcess(process.pid());
+    } catch (Exception e) {
+      return "(could not list the threads of " + process.pid() + ": " + e + ")";
+    }
+  }
+
+  /** {@code host:port} of the REST API: the {@code worker_id} the status API shows for its tasks. */
+  public String workerId() {
+    return url.getHost() + ":" + url.getPort();
   }
 
   public long pid() {
