@@ -17,7 +17,8 @@ import org.slf4j.event.Level;
 
 /**
  * When the watch reports, ends and aborts, on scripted looks and a clock moved by hand: the rule's
- * Kafka side is {@link HangingTransactionWatchIT}'s.
+ * Kafka side is {@link HangingTransactionRuleIT}'s (the rule) and connector-sink's
+ * {@code HangingTransactionsIT}'s (the watch, end to end).
  */
 class HangingTransactionWatchTest {
   private static final HangingTransaction H = new HangingTransaction(new TopicPartition("log", 0), 1, 16, 7, 412,
