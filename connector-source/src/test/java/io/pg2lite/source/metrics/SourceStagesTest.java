@@ -58,4 +58,22 @@ class SourceStagesTest {
     s.acknowledged(r2, 40);
     assertEquals(-1, times.totalMillis(50), "a mark dropped by a reset is never counted");
   }
+
+  /**
+   * The multiplexer hands on each read entry in a new {@link Emitted} (its position stamped with
+   * the backfill state): the mark is the entry's, so it is found, and none is left behind.
+   */
+  @Test
+  void aCommitRestampedByTheMultiplexerIsStillTimed() {
+    StageTimes times = SourceStages.create();
+    SourceStages s = new SourceStages(times);
+    Emitted read = commit(COMMITTED);
+    Emitted stamped = new Emitted(read.entry(), null, true, null);
+    SourceRecord r = record();
+    s.read(List.of(read), COMMITTED.plusMillis(1), 0);
+    s.handed(stamped, r, 1_000_000);
+    s.acknowledged(r, 2_000_000);
+    assertEquals(3.0, times.totalMillis(50), "commit → read 1 ms, → handed 1 ms, → acknowledged 1 ms");
+    assertEquals(0, s.pendingMarks(), "no mark left behind");
+  }
 }
