@@ -3,14 +3,16 @@ package io.pg2lite.sink.it;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 import io.pg2lite.testkit.ConnectorConfigs;
-import io.pg2lite.testkit.connect.WorkerHandle;
 import io.pg2lite.testkit.connect.StallReport;
+import io.pg2lite.testkit.connect.StatusWatch;
+import io.pg2lite.testkit.connect.WorkerHandle;
 import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
 import io.pg2lite.testkit.support.QueryRows;
+import io.pg2lite.testkit.workload.Ledger;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
