@@ -8,11 +8,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Locale;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
@@ -20,7 +17,8 @@ import java.util.stream.Stream;
 
 /**
  * Samples a soak once a minute, on a thread of its own, and prints the minute's line as soon as
- * it has it ({@link SoakMinute}): the workers' heap after GC (from their GC logs), resident memory
+ * it has it ({@link SoakMinute}): the workers' live heap (after a full collection it asks each
+ * worker for: a pause of tens of milliseconds a minute, which the probe may see), resident memory
  * and open files (from {@code /proc}), the probe's commit → visible percentiles, the sink's lag,
  * the ledger's commit rate, and the faults under way.
  *
@@ -50,8 +48,6 @@ final class MinuteSampler implements AutoCloseable {
   private final long startNanos;
   private final int minutes;
   private final WorkerProcess[] slots;
-  private final long[] lastHeap;
-  private final Map<WorkerProcess, Integer> gcLinesRead = new IdentityHashMap<>();
   private final List<SoakMinute> rows = new CopyOnWriteArrayList<>();
   private final Thread thread;
   private volatile boolean stop;
@@ -68,19 +64,12 @@ final class MinuteSampler implements AutoCloseable {
     this.startNanos = startNanos;
     this.minutes = minutes;
     this.slots = new WorkerProcess[slots];
-    this.lastHeap = new long[slots];
-    Arrays.fill(lastHeap, -1);
     this.thread = new Thread(this::run, "soak-minute-sampler");
     thread.setDaemon(true);
   }
 
   MinuteSampler start() throws IOException {
     fillSlots();
-    for (WorkerProcess w : slots) {
-      if (w != null) {
-        gcLinesRead.put(w, w.gcLogLines()); // minute 0 starts now: what the calibration did is not in it
-      }
-    }
     sources.probe().drain();
     System.out.println(SoakMinute.header(slots.length));
     thread.start();
@@ -110,11 +99,10 @@ final class MinuteSampler implements AutoCloseable {
     }
   }
 
-  private SoakMinute sample(int minute, double txPerSecond, String faults) throws IOException {
+  private SoakMinute sample(int minute, double txPerSecond, String faults) throws IOException, InterruptedException {
     fillSlots();
     int n = slots.length;
     long[] heap = new long[n];
-    boolean[] carried = new boolean[n];
     long[] rss = new long[n];
     long[] files = new long[n];
     for (int i = 0; i < n; i++) {
@@ -123,12 +111,7 @@ final class MinuteSampler implements AutoCloseable {
         heap[i] = rss[i] = files[i] = -1;
         continue;
       }
-      int to = w.gcLogLines();
-      long live = w.peakLiveHeapMb(gcLinesRead.get(w)); // lines written meanwhile count again next time: a max
-      gcLinesRead.put(w, to);
-      carried[i] = live == 0 && lastHeap[i] >= 0;
-      heap[i] = live > 0 ? live : lastHeap[i];
-      lastHeap[i] = heap[i];
+      heap[i] = w.liveHeapMbNow();
       rss[i] = residentMb(w.pid());
       files[i] = openFiles(w.pid());
     }
@@ -148,7 +131,7 @@ final class MinuteSampler implements AutoCloseable {
     Files.writeString(probeLog, log, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     List<Double> quiet = LatencyProbe.sortedMillis(quietSamples);
     boolean enough = quiet.size() * 2 >= sources.probe().perMinute();
-    return new SoakMinute(minute, heap, carried, rss, files, Percentiles.of(all, 50), Percentiles.of(all, 99),
+    return new SoakMinute(minute, heap, rss, files, Percentiles.of(all, 50), Percentiles.of(all, 99),
         all.size(), enough ? Percentiles.of(quiet, 50) : Double.NaN, enough ? Percentiles.of(quiet, 99) : Double.NaN,
         quiet.size(), sources.probe().oldestPendingMillis(), sources.lag(), txPerSecond, faults);
   }
@@ -162,8 +145,6 @@ final class MinuteSampler implements AutoCloseable {
     for (int i = 0; i < slots.length; i++) {
       if ((slots[i] == null || !slots[i].alive()) && !alive.isEmpty()) {
         slots[i] = alive.remove(0);
-        gcLinesRead.putIfAbsent(slots[i], 0);
-        lastHeap[i] = -1;
       } else if (slots[i] != null && !slots[i].alive()) {
         slots[i] = null;
       }

@@ -159,7 +159,7 @@ public final class SoakBench {
         verdicts.add(new SoakVerdicts.Verdict("no task FAILED", watch.failure() == null,
             watch.failure() == null ? watch.polls() + " status polls" : watch.failure()));
       }
-      verdicts.add(SoakVerdicts.flat("heap after GC flat (workers together)", rows, minutes, SoakMinute::heapSum));
+      verdicts.add(SoakVerdicts.flat("live heap flat (workers together)", rows, minutes, SoakMinute::heapSum));
       verdicts.add(SoakVerdicts.flat("RSS flat (workers together)", rows, minutes, SoakMinute::rssSum));
       verdicts.add(SoakVerdicts.p99WithoutDrift(rows, minutes));
       SoakReport.write(out, minutes, workers, rows);
@@ -213,8 +213,8 @@ public final class SoakBench {
           }
           return p.replicaMaxId() >= target;
         });
-    System.out.printf(Locale.ROOT, "soak: the replica caught up in %.1f s; minute 0 starts%n",
-        (System.nanoTime() - t0) / 1e9);
+    System.out.printf(Locale.ROOT, "soak: the replica caught up in %.1f s; minute 0 starts at %s%n",
+        (System.nanoTime() - t0) / 1e9, java.time.LocalTime.now().withNano(0));
   }
 
   /**

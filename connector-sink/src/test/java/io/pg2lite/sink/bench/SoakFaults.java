@@ -15,8 +15,8 @@ import java.util.stream.Collectors;
  * each once; the soak does them again and again under load): each is timed to heal (from the
  * fault until a ledger transaction committed after it is in the replica) and then undone, so
  * that the next meets a whole cluster: killed nodes started again, the workers topped back up,
- * every partition fully replicated and led by its preferred replica. Nothing is a REST call but
- * status reads.
+ * every partition fully replicated and led by its preferred replica ({@link #restore}). Nothing
+ * is a REST call but status reads.
  *
  * <p>Remembers when each fault was under way (from its first step, moving a leader, say, to the
  * end of its restore), for the minutes' lines and for leaving fault minutes out of the p99 claim.
@@ -192,9 +192,13 @@ final class SoakFaults {
   }
 
   /**
-   * Every node running, the workers back to their number, every partition fully replicated and led
-   * by its preferred replica again (else the controller moves the leaders back by itself up to 5
-   * minutes later, with a stall of the pipeline of a few seconds that would land in a quiet minute).
+   * Every node running, the workers back to their number and Connect's work spread over them
+   * again, every partition fully replicated and led by its preferred replica again, and then a
+   * commit made after all that visible in the replica. Each of those steps moves something (a
+   * leader, a coordinator, a task) and the pipeline waits a few seconds for each move; left to
+   * Kafka and Connect, they happen by themselves, the leaders up to 5 minutes later
+   * ({@code leader.imbalance.check.interval.seconds}), and their stalls would land in minutes
+   * counted as quiet. So the fault lasts until they are done and the pipeline flows again.
    */
   private void restore() throws Exception {
     for (BrokerNode n : p.cluster.nodes()) {
@@ -202,11 +206,17 @@ final class SoakFaults {
         p.cluster.start(n);
       }
     }
+    boolean started = false;
     while (p.workers.workers().size() < workerCount) {
       p.workers.startWorker();
+      started = true;
     }
     p.cluster.awaitFullyReplicated(SoakPipeline.WAIT);
     p.cluster.electPreferredLeaders(SoakPipeline.WAIT);
+    if (started) {
+      p.workers.awaitBalanced(List.of(SoakPipeline.SOURCE, SoakPipeline.SINK), SoakPipeline.WAIT);
+    }
+    p.awaitHealed(nextLedgerId.getAsLong(), System.nanoTime(), HEAL);
   }
 
   /** The faults under way at any time between the two {@link System#nanoTime} readings ("" for none). */

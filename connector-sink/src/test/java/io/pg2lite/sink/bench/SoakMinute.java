@@ -3,14 +3,13 @@ package io.pg2lite.sink.bench;
 import java.util.Arrays;
 import java.util.Locale;
 import java.util.stream.Collectors;
-import java.util.stream.IntStream;
 
 /**
  * One minute of a soak as {@link MinuteSampler} saw it, one value per worker slot where it says so
  * (-1: no worker in that slot at the sample).
  *
- * @param heapMb the most heap a worker still held after a collection in that minute (its GC log);
- *     a worker that did not collect in that minute keeps its previous figure ({@code heapCarried})
+ * @param heapMb the heap a worker still held after a full collection at the sample: its live set
+ *     ({@link io.pg2lite.testkit.connect.WorkerProcess#liveHeapMbNow})
  * @param rssMb the worker process's resident memory at the sample ({@code VmRSS})
  * @param openFiles the worker's open file descriptors at the sample
  * @param p50 commit → visible, ms, of the probe rows that became visible in that minute (NaN: none)
@@ -21,7 +20,7 @@ import java.util.stream.IntStream;
  * @param txPerSecond ledger transactions committed in Postgres per second in that minute
  * @param faults the faults under way in that minute (empty: none)
  */
-record SoakMinute(int minute, long[] heapMb, boolean[] heapCarried, long[] rssMb, long[] openFiles, double p50,
+record SoakMinute(int minute, long[] heapMb, long[] rssMb, long[] openFiles, double p50,
     double p99, int probes, double quietP50, double quietP99, int quietProbes, long pendingMs, long lag,
     double txPerSecond, String faults) {
 
@@ -45,15 +44,13 @@ record SoakMinute(int minute, long[] heapMb, boolean[] heapCarried, long[] rssMb
 
   static String header(int workers) {
     return String.format(Locale.ROOT, format(workers, "%4s", "%7s %7s %6s %9s %7s %6s %6s  %s"), "min",
-        "heap after GC MB", "RSS MB", "open files", "p50 ms", "p99 ms", "probes", "quiet p99", "waiting", "lag", "tx/s",
+        "live heap MB", "RSS MB", "open files", "p50 ms", "p99 ms", "probes", "quiet p99", "waiting", "lag", "tx/s",
         "fault");
   }
 
   String line() {
-    String heap = IntStream.range(0, heapMb.length)
-        .mapToObj(i -> heapMb[i] < 0 ? "-" : heapMb[i] + (heapCarried[i] ? "~" : "")).collect(Collectors.joining("/"));
-    return String.format(Locale.ROOT, format(heapMb.length, "%4d", "%7s %7s %6d %9s %7s %6s %6.0f  %s"), minute, heap,
-        join(rssMb), join(openFiles), ms(p50), ms(p99), probes, ms(quietP99),
+    return String.format(Locale.ROOT, format(heapMb.length, "%4d", "%7s %7s %6d %9s %7s %6s %6.0f  %s"), minute,
+        join(heapMb), join(rssMb), join(openFiles), ms(p50), ms(p99), probes, ms(quietP99),
         pendingMs < 1000 ? "-" : String.format(Locale.ROOT, "%.0f s", pendingMs / 1000.0), lag < 0 ? "?" : lag,
         txPerSecond, faults);
   }
@@ -66,7 +63,7 @@ record SoakMinute(int minute, long[] heapMb, boolean[] heapCarried, long[] rssMb
 
   static String csvHeader(int workers) {
     StringBuilder sb = new StringBuilder("minute");
-    for (String what : new String[] {"heap_after_gc_mb", "rss_mb", "open_files"}) {
+    for (String what : new String[] {"live_heap_mb", "rss_mb", "open_files"}) {
       for (int i = 1; i <= workers; i++) {
         sb.append(',').append(what).append("_w").append(i);
       }

@@ -87,8 +87,11 @@ final class SoakPipeline implements AutoCloseable {
       db.execute(Ledger.CREATE, LatencyProbe.CREATE, "ALTER PUBLICATION " + PUBLICATION + " ADD TABLE acct, probe");
       cluster = BrokerCluster.start(work.resolve("kafka"), 3, Map.of());
       cluster.createTopic(TOPIC, 1, Map.of());
+      // The heap committed and touched whole from the start (-Xms = -Xmx, AlwaysPreTouch), as production workers
+      // often run: the RSS then moves only with what is not heap (threads, buffers, SQLite's memory), and not with
+      // how much heap G1 keeps committed, which the minute's full collection shrinks.
       workers = WorkerGroup.start(cluster.workerProperties("pg2lite-soak"), work.resolve("connect"), heap, workerCount,
-          List.of());
+          List.of("-Xms" + heap, "-XX:+AlwaysPreTouch"));
       SoakPipeline p = new SoakPipeline(postgres, db, cluster, workers, new SqliteFiles());
       p.startConnectors(sourceSettings, sinkSettings);
       return p;

@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * Writes a soak's minutes beside the docs: {@code soak-<minutes>min.csv} (one row a minute, every
- * figure of the printed line) and two plots, the workers' memory ({@code -memory.svg}: heap after
- * GC and RSS per worker) and commit → visible latency ({@code -latency.svg}: p50 and p99 of the
+ * figure of the printed line) and two plots, the workers' memory ({@code -memory.svg}: live heap
+ * and RSS per worker) and commit → visible latency ({@code -latency.svg}: p50 and p99 of the
  * probe rows that met no fault, what the drift claim is about; with the rows a fault met, a
  * minute reaches seconds and would flatten the rest of the chart, so those are in the CSV only).
  */
@@ -30,7 +30,7 @@ final class SoakReport {
     for (SoakMinute r : rows) {
       for (int w = 0; w < workers; w++) {
         if (r.heapMb()[w] >= 0) {
-          memory.point("heap after GC, worker " + (w + 1), r.minute(), r.heapMb()[w]);
+          memory.point("live heap, worker " + (w + 1), r.minute(), r.heapMb()[w]);
         }
       }
       for (int w = 0; w < workers; w++) {

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,6 +29,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
 
 /**
  * A replicated Kafka cluster as production runs one: three KRaft nodes, each a broker and a
@@ -157,12 +157,12 @@ public final class BrokerCluster implements AutoCloseable {
     }
   }
 
-  /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding (22 characters). */
+  /**
+   * A Kafka cluster id: Kafka's own random {@link Uuid}, which never starts with '-' (URL-safe
+   * base64 can: the storage tool then reads the id as an option and fails, one start in 64).
+   */
   private static String randomClusterId() {
-    UUID u = UUID.randomUUID();
-    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-        .putLong(u.getLeastSignificantBits());
-    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+    return Uuid.randomUuid().toString();
   }
 
   private static int freePort() throws IOException {
