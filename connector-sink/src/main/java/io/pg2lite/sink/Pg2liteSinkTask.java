@@ -12,6 +12,8 @@ import io.pg2lite.replica.lineage.ChangeLogRecord;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.snapshot.s3.SnapshotStores;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
+import io.pg2lite.connect.kafka.hanging.HangingTransactionWatch;
+import io.pg2lite.connect.kafka.hanging.StalledReaderWatch;
 import io.pg2lite.connect.metrics.ReplicaStages;
 import io.pg2lite.sink.metrics.SinkMetrics;
 import java.time.Duration;
@@ -45,6 +47,10 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  * is passed over: that batch may begin inside an upstream transaction whose begin was rolled
  * back, and the rewind delivers everything after the replica's offset again anyway. Anything else
  * stops the task; nothing committed is lost either way. A rebalance ({@link #close}) rolls back too.
+ *
+ * <p>With {@code kafka.bootstrap.servers}, a {@link StalledReaderWatch} reports a hanging Kafka
+ * transaction on the change log, which the sink, reading read_committed, would otherwise sit behind
+ * in silence (and aborts it with {@code hanging.transactions.abort=true}; ADR 0038).
  */
 public class Pg2liteSinkTask extends SinkTask {
   /** How long start-up waits for the replica's writer lock: a previous task of this connector stopping. */
@@ -58,6 +64,8 @@ public class Pg2liteSinkTask extends SinkTask {
   private ChangeLogAdmin admin;
   /** A transient fault rewound the consumer: the next {@link #put} is Connect's retry of the failed batch. */
   private boolean rewound;
+  /** Reports a hanging Kafka transaction the sink stalls behind; null without an admin client or {@code topics}. */
+  private StalledReaderWatch hanging;
 
   @Override
   public String version() {
@@ -84,6 +92,12 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
     metrics.publishThroughWorker(context, SinkTaskContext.class);
+    if (admin != null && log.isPresent()) {
+      hanging = StalledReaderWatch.start(new HangingTransactionWatch.Settings("sink connector " + connector,
+          config.kafkaBootstrapServers, config.hangingTransactionsAbort, SinkConfig.HANGING_ABORT_CONFIG),
+          config.kafkaClientProps, log.get().topic());
+      metrics.hangingTransactions(hanging.watch());
+    }
     try {
       replica = ReplicaFollowing.open(SnapshotStores.followSettings("sink connector " + connector, config.replica),
           admin == null ? ChangeLogView.UNKNOWN : admin,
@@ -93,10 +107,10 @@ public class Pg2liteSinkTask extends SinkTask {
       Thread.currentThread().interrupt();
       throw new ConnectException("interrupted while opening the replica " + config.replica.replicaPath, e);
     } catch (IllegalArgumentException e) {
-      metrics.close();
+      closeWatches();
       throw new ConnectException(e.getMessage(), e); // a snapshot store that cannot be used as configured
     } catch (RuntimeException e) {
-      metrics.close();
+      closeWatches();
       throw e;
     }
     metrics.replicaSpace(replica::fullSince, replica::usableBytes);
@@ -148,6 +162,9 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    if (hanging != null && !records.isEmpty()) {
+      hanging.delivered(); // not stalled, whatever becomes of the batch
+    }
     if (rewound) {
       rewound = false;
       rewind(); // again: this batch is dropped, the rewind delivers it (and what follows) anew
@@ -183,6 +200,17 @@ public class Pg2liteSinkTask extends SinkTask {
     }
   }
 
+  /** Closes the metrics, then the watch for hanging transactions. */
+  private void closeWatches() {
+    if (metrics != null) {
+      metrics.close();
+    }
+    if (hanging != null) {
+      hanging.close();
+      hanging = null;
+    }
+  }
+
   @Override
   public Map<TopicPartition, OffsetAndMetadata> preCommit(Map<TopicPartition, OffsetAndMetadata> currentOffsets) {
     ReplicaState state = replica.position();
@@ -201,9 +229,7 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void stop() {
-    if (metrics != null) {
-      metrics.close();
-    }
+    closeWatches();
     if (replica != null) {
       try {
         replica.close();

@@ -25,9 +25,22 @@ public final class SinkConfig {
 
   public static final String KAFKA_BOOTSTRAP_CONFIG = KafkaClientSettings.BOOTSTRAP_CONFIG;
   private static final String KAFKA_BOOTSTRAP_DOC = "Bootstrap servers of the change log's cluster, for the sink's "
-      + "own admin client: the lag metric, and an early check on start that the replica's next offset is still in "
-      + "the topic. Optional: gaps in the log are always detected from the records' sequence numbers, and stop the "
-      + "task with \"replica too far behind\". Other admin settings go in kafka.* keys.";
+      + "own admin client: the lag metric, an early check on start that the replica's next offset is still in "
+      + "the topic, and the report of a hanging Kafka transaction (hanging.transactions.abort). Optional: gaps in "
+      + "the log are always detected from the records' sequence numbers, and stop the task with \"replica too far "
+      + "behind\". Other admin settings go in kafka.* keys.";
+
+  public static final String HANGING_ABORT_CONFIG = "hanging.transactions.abort";
+  private static final String HANGING_ABORT_DOC = "What the sink does about a hanging Kafka transaction on the "
+      + "change log: one that the partition holds open while its coordinator does not (KIP-664; a broker restart can "
+      + "leave one), so that nothing will ever end it and every read_committed reader, this sink among them, waits "
+      + "behind it. With kafka.bootstrap.servers set, the sink looks whenever it has been given nothing for 10 s while "
+      + "the log's last stable offset is below its high watermark. It reports a transaction whose producer has not "
+      + "written for 30 s and that a second look 10 s later still finds: one WARN line naming the partition, the "
+      + "producer and the runbook step, and HangingTransactions in its metrics. false (the default): it only reports, "
+      + "and the operator aborts (operations.md). true: it also aborts it, as kafka-transactions.sh abort does: its "
+      + "records are dropped, and a pg2lite source sends them again (it stored no offset of them). The abort needs "
+      + "Alter (or ClusterAction) on the Cluster for the sink's own admin client (kafka.*).";
 
   public static final String SNAPSHOT_DIR_CONFIG = ReplicaConfig.SNAPSHOT_DIR_CONFIG;
   private static final String SNAPSHOT_DIR_DOC = "Directory of the replica snapshots, shared by every sink and "
@@ -43,13 +56,18 @@ public final class SinkConfig {
   public static ConfigDef configDef() {
     ConfigDef def = new ConfigDef()
         .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, "", Importance.HIGH, KAFKA_BOOTSTRAP_DOC,
-            ReplicaConfig.GROUP_REPLICA, 6, Width.LONG, "Kafka bootstrap servers");
+            ReplicaConfig.GROUP_REPLICA, 6, Width.LONG, "Kafka bootstrap servers")
+        .define(HANGING_ABORT_CONFIG, Type.BOOLEAN, false, Importance.LOW, HANGING_ABORT_DOC,
+            ReplicaConfig.GROUP_FAULTS, 3, Width.SHORT, "Abort hanging Kafka transactions");
     return ReplicaConfig.define(def, new ReplicaConfig.Wording(REPLICA_PATH_DOC, SNAPSHOT_DIR_DOC, 3_600_000L, 1000L));
   }
 
   public final String kafkaBootstrapServers;
   /** Settings for the sink's admin client: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
+
+  /** Abort a hanging transaction on the change log, not only report it. */
+  public final boolean hangingTransactionsAbort;
 
   /** The settings the sink shares with the followers, snapshot stores included. */
   public final ReplicaConfig replica;
@@ -60,6 +78,7 @@ public final class SinkConfig {
     replica = r;
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     kafkaClientProps = kafkaClientProps(props);
+    hangingTransactionsAbort = c.getBoolean(HANGING_ABORT_CONFIG);
     if (r.hasSnapshotStore() && kafkaBootstrapServers.isEmpty()) {
       throw new org.apache.kafka.common.config.ConfigException(r.snapshotDir != null ? SNAPSHOT_DIR_CONFIG
           : ReplicaConfig.S3_BUCKET_CONFIG, r.snapshotDir != null ? r.snapshotDir.toString() : r.s3.get().bucket(),

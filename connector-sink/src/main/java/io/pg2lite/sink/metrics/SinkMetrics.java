@@ -3,6 +3,7 @@ package io.pg2lite.sink.metrics;
 import io.pg2lite.replica.figures.LineageFigures;
 import io.pg2lite.replica.figures.SnapshotFigures;
 import io.pg2lite.connect.ThrottledReading;
+import io.pg2lite.connect.kafka.hanging.HangingTransactionWatchMBean;
 import io.pg2lite.connect.metrics.FlowMetrics;
 import io.pg2lite.protocol.progress.BackfillProgress;
 import java.time.Instant;
@@ -26,6 +27,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private volatile LongSupplier fullSince = () -> -1;
   private volatile ThrottledReading<Long> freeBytes = ThrottledReading.ofLong(() -> -1);
   private volatile LineageFigures lineage = LineageFigures.NONE;
+  private volatile HangingTransactionWatchMBean hanging;
 
   private SinkMetrics(LongSupplier logEnd) {
     super(io.pg2lite.connect.metrics.ReplicaStages.create());
@@ -131,6 +133,23 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   public String getLastLineageSwap() {
     Instant at = lineage.lastSwap();
     return at == null ? "" : at.toString();
+  }
+
+  /** Where the hanging-transaction figures come from (none without the sink's admin client: 0). */
+  public void hangingTransactions(HangingTransactionWatchMBean watch) {
+    hanging = watch;
+  }
+
+  @Override
+  public int getHangingTransactions() {
+    HangingTransactionWatchMBean h = hanging;
+    return h == null ? 0 : h.getHangingTransactions();
+  }
+
+  @Override
+  public long getHangingTransactionsAbortedTotal() {
+    HangingTransactionWatchMBean h = hanging;
+    return h == null ? 0 : h.getHangingTransactionsAbortedTotal();
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */

@@ -28,6 +28,16 @@ public interface SinkMetricsMBean extends FlowMBean {
   /** Usable bytes on the replica's filesystem; read when asked, at most every 5 s; -1 when unknown. */
   long getReplicaFreeBytes();
 
+  /**
+   * Hanging Kafka transactions on the change log that the sink stalls behind, reported and still
+   * open (a gauge; each is also one WARN line with the runbook step): alert on anything above 0.
+   * 0 without {@code kafka.bootstrap.servers}, which the sink needs to look.
+   */
+  int getHangingTransactions();
+
+  /** Hanging Kafka transactions the sink aborted since the task started ({@code hanging.transactions.abort=true}). */
+  long getHangingTransactionsAbortedTotal();
+
   /** Snapshots this task published since it started (0 without {@code snapshot.dir}). */
   long getSnapshotsTaken();
 

@@ -2,11 +2,12 @@ package io.pg2lite.sink.it;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.pg2lite.connect.kafka.hanging.HangingTransaction;
+import io.pg2lite.connect.kafka.hanging.HangingTransactionRule;
 import io.pg2lite.testkit.ConnectorConfigs;
 import io.pg2lite.testkit.connect.StallReport;
 import io.pg2lite.testkit.connect.StatusWatch;
 import io.pg2lite.testkit.connect.WorkerHandle;
-import io.pg2lite.testkit.kafka.HangingTransactions;
 import io.pg2lite.testkit.postgres.PostgresServer;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
@@ -159,7 +160,8 @@ final class FaultPipeline implements AutoCloseable {
     while (replicaRows() <= rows) {
       if (System.nanoTime() - deadline > 0) {
         throw new AssertionError("Timed out after " + timeout.toMillis() + " ms waiting for more than " + rows
-            + " rows in the replica" + StallReport.of(worker, admin, List.of(source, sink), topics));
+            + " rows in the replica" + StallReport.of(worker, admin, List.of(source, sink), topics)
+            + hangingReport(admin, topics));
       }
       if (System.nanoTime() - nextLook > 0) {
         aborted += abortHangingTransactions(admin, topics);
@@ -171,24 +173,50 @@ final class FaultPipeline implements AutoCloseable {
   }
 
   /**
-   * One look ({@link HangingTransactions#abortStillHanging}, 5 s between its two looks); returns
-   * how many it aborted. A look that Kafka does not answer (a coordinator still loading after the
+   * One look: the hanging transactions ({@link HangingTransactionRule}, producers idle for
+   * {@link #HANGING_IDLE}), and those a second look 5 s later still finds are aborted; returns how
+   * many it aborted. A look that Kafka does not answer (a coordinator still loading after the
    * restart) counts as none: the next look, 10 s later, asks again.
    */
   private int abortHangingTransactions(Admin admin, List<String> topics) throws InterruptedException {
     try {
-      List<HangingTransactions.Hanging> aborted =
-          HangingTransactions.abortStillHanging(admin, topics, HANGING_IDLE, Duration.ofSeconds(5));
-      if (!aborted.isEmpty()) {
-        System.out.println(name + ": aborted hanging Kafka transactions (ADR 0018): " + aborted);
+      List<HangingTransaction> seen = hanging(admin, topics, HANGING_IDLE);
+      if (seen.isEmpty()) {
+        return 0;
       }
-      return aborted.size();
+      Thread.sleep(5_000);
+      List<HangingTransaction> still = hanging(admin, topics, HANGING_IDLE).stream()
+          .filter(h -> seen.stream().anyMatch(h::sameAs)).toList();
+      for (HangingTransaction h : still) {
+        HangingTransactionRule.abort(admin, h);
+      }
+      if (!still.isEmpty()) {
+        System.out.println(name + ": aborted hanging Kafka transactions (ADR 0018): " + still);
+      }
+      return still.size();
     } catch (InterruptedException e) {
       throw e;
     } catch (Exception e) {
       System.out.println(name + ": could not look for hanging Kafka transactions this time: " + e);
       return 0;
     }
+  }
+
+  /** The stall report's last line: what the rule finds now, at any idle time. */
+  private static String hangingReport(Admin admin, List<String> topics) {
+    String found;
+    try {
+      found = hanging(admin, topics, Duration.ZERO).toString();
+    } catch (Exception e) {
+      found = "unavailable: " + e;
+    }
+    return "hanging transactions (open on a partition, not at its coordinator): " + found + "\n";
+  }
+
+  private static List<HangingTransaction> hanging(Admin admin, List<String> topics, Duration minIdle)
+      throws Exception {
+    return HangingTransactionRule.find(admin, HangingTransactionRule.partitions(admin, topics), List.of(), minIdle,
+        System.currentTimeMillis());
   }
 
   /** A {@link Ledger} writer on a thread of its own, through Postgres restarts. */

@@ -78,6 +78,8 @@ class PrometheusExporterIT {
       }
       assertTrue(value(text[0], "pg2lite_sink_records_total{" + sink + "}") >= 52, text[0]);
       assertTrue(text[0].contains("# TYPE pg2lite_sink_records_total counter"), text[0]);
+      assertEquals(0, value(text[0], "pg2lite_sink_hanging_transactions{" + sink + "}"), "no hanging transaction");
+      assertTrue(text[0].contains("# TYPE pg2lite_sink_hanging_transactions_aborted_total counter"), text[0]);
       assertTrue(value(text[0], "pg2lite_source_transactions_total{" + source + "}") >= 1, text[0]);
       assertTrue(value(text[0], "pg2lite_source_slot_lag_bytes{" + source + "}") >= -1, text[0]);
       assertTrue(value(text[0], "pg2lite_source_backfill_rows_remaining{" + source + "}") >= 0, text[0]);

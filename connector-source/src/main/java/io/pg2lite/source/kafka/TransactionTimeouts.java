@@ -26,6 +26,8 @@ public final class TransactionTimeouts {
   public static final String REQUEST_TIMEOUT = "producer.override.request.timeout.ms";
   /** Kafka's default {@code request.timeout.ms} of a producer. */
   static final long DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+  /** Kafka's default {@code transaction.timeout.ms} of a producer. */
+  static final long DEFAULT_TRANSACTION_TIMEOUT_MS = 60_000;
   /** How much longer than a request a transaction must be allowed to stay open. */
   static final long MARGIN_MS = 10_000;
 
@@ -33,20 +35,23 @@ public final class TransactionTimeouts {
 
   /**
    * What is wrong with the connector's producer timeouts, for an error on
-   * {@link #TRANSACTION_TIMEOUT}; empty when the connector does not set a transaction timeout or
-   * sets one long enough. Values that are not numbers are left to Kafka's own check.
+   * {@link #TRANSACTION_TIMEOUT}; empty when the connector overrides neither (the worker's own, or
+   * Kafka's defaults, apply) or the pair is right. The one not overridden is taken at Kafka's
+   * default. Values that are not numbers are left to Kafka's own check.
    */
   public static Optional<String> problem(Map<String, String> connectorConfig) {
-    Long transaction = number(connectorConfig.get(TRANSACTION_TIMEOUT));
-    if (transaction == null) {
+    Long transactionOverride = number(connectorConfig.get(TRANSACTION_TIMEOUT));
+    Long override = number(connectorConfig.get(REQUEST_TIMEOUT));
+    if (transactionOverride == null && override == null) {
       return Optional.empty();
     }
-    Long override = number(connectorConfig.get(REQUEST_TIMEOUT));
+    long transaction = transactionOverride == null ? DEFAULT_TRANSACTION_TIMEOUT_MS : transactionOverride;
     long request = override == null ? DEFAULT_REQUEST_TIMEOUT_MS : override;
     if (transaction >= request + MARGIN_MS) {
       return Optional.empty();
     }
-    return Optional.of(TRANSACTION_TIMEOUT + " is " + transaction + " ms, but must be at least " + (request + MARGIN_MS)
+    return Optional.of(TRANSACTION_TIMEOUT + " is " + transaction + " ms" + (transactionOverride == null
+        ? " (Kafka's default)" : "") + ", but must be at least " + (request + MARGIN_MS)
         + " ms: the producer's request.timeout.ms (" + request + " ms" + (override == null ? ", Kafka's default" : "")
         + ") plus " + MARGIN_MS + " ms. A request to a broker that hangs waits request.timeout.ms before it is retried"
         + " on another broker; if the transaction times out first, the broker aborts it and Connect fails the task"

@@ -34,6 +34,14 @@ class TransactionTimeoutsTest {
   }
 
   @Test
+  void aLongRequestTimeoutAloneIsCheckedAgainstKafkasDefaultTransactionTimeout() {
+    assertEquals(Optional.empty(), TransactionTimeouts.problem(Map.of(TransactionTimeouts.REQUEST_TIMEOUT, "10000")));
+    String p = TransactionTimeouts.problem(Map.of(TransactionTimeouts.REQUEST_TIMEOUT, "55000")).orElseThrow();
+    assertTrue(p.startsWith("producer.override.transaction.timeout.ms is 60000 ms (Kafka's default), but must be at"
+        + " least 65000 ms"), p);
+  }
+
+  @Test
   void notANumberIsLeftToKafkasOwnCheck() {
     assertEquals(Optional.empty(), TransactionTimeouts.problem(Map.of(TransactionTimeouts.TRANSACTION_TIMEOUT, "soon")));
   }

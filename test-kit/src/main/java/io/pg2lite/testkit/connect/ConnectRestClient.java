@@ -54,6 +54,11 @@ public final class ConnectRestClient {
     });
   }
 
+  /** {@code GET} of any path of the worker's REST API (a REST extension's resource), as JSON. */
+  public JsonNode get(String path) {
+    return send("GET", path, null);
+  }
+
   /** Creates or updates a connector: {@code PUT /connectors/{name}/config}. */
   public void putConnector(String name, Map<String, String> config) {
     send("PUT", "connectors/" + enc(name) + "/config", config);

@@ -1,6 +1,5 @@
 package io.pg2lite.testkit.connect;
 
-import io.pg2lite.testkit.kafka.HangingTransactions;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,7 +19,9 @@ import org.apache.kafka.common.TopicPartition;
  * read_committed reader of its partitions at the last stable offset), the gap between the high
  * watermark and the last stable offset of the topics that matter, and where the worker's threads
  * are. Each part is gathered on its own, so a broker that does not answer still leaves the
- * thread part, which needs no server.
+ * thread part, which needs no server. A transaction open on a partition (offsets part) that its
+ * coordinator does not have open there (open transactions part) is hanging; connect-support's
+ * {@code HangingTransactionRule} says so in one line, for a test that can depend on it.
  */
 public final class StallReport {
   private static final long TIMEOUT_SECONDS = 10;
@@ -35,8 +36,6 @@ public final class StallReport {
     }
     out.append(section("open transactions", () -> openTransactions(admin)));
     out.append(section("offsets (high watermark / last stable)", () -> offsets(admin, topics)));
-    out.append(section("hanging transactions (open on a partition, not at its coordinator)",
-        () -> HangingTransactions.find(admin, topics, java.time.Duration.ZERO).toString()));
     out.append(section("threads", worker::threads));
     return out.toString();
   }

@@ -1,14 +1,13 @@
 package io.pg2lite.testkit.sqlite;
 
+import io.pg2lite.testkit.support.DirectoryTrees;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
-import java.util.Comparator;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.stream.Stream;
 
 /** Temporary SQLite replica files for tests, removed (with their -wal and -shm files) on close. */
 public final class SqliteFiles implements AutoCloseable {
@@ -35,10 +34,6 @@ public final class SqliteFiles implements AutoCloseable {
 
   @Override
   public void close() throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
-    }
+    DirectoryTrees.delete(dir);
   }
 }
