@@ -11,6 +11,7 @@ import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.s3.S3ProxyProcess;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;

@@ -9,6 +9,7 @@ import io.pg2lite.replica.snapshot.DirectorySnapshotStore;
 import io.pg2lite.replica.snapshot.SnapshotTaker;
 import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
+import io.pg2lite.testkit.connect.StatusWatch;
 import io.pg2lite.testkit.support.Await;
 import io.pg2lite.testkit.support.Tmpfs;
 import java.io.IOException;

@@ -12,6 +12,7 @@ import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;

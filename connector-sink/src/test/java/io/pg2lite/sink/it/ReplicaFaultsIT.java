@@ -9,6 +9,7 @@ import io.pg2lite.testkit.connect.ConnectWorker;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -9,6 +9,7 @@ import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.WorkerProcess;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

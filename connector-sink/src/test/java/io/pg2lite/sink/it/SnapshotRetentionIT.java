@@ -7,6 +7,7 @@ import io.pg2lite.testkit.TestStack;
 import io.pg2lite.testkit.TestStackExtension;
 import io.pg2lite.testkit.connect.ConnectorStatus;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;

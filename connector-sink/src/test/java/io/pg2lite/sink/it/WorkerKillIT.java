@@ -12,6 +12,7 @@ import io.pg2lite.testkit.kafka.TopicReader;
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
 import io.pg2lite.testkit.support.Await;
+import io.pg2lite.testkit.workload.Ledger;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -72,10 +73,10 @@ class WorkerKillIT {
       ConnectRestClient again = second.rest();
       Await.until("both connectors running on the new worker", WAIT,
           () -> again.status(name + "-source").isRunning() && again.status(name + "-sink").isRunning());
-      long atMove = ledger.transactions.get();
+      long atMove = ledger.transactions();
       // Small transactions go on across the move: the new worker must take those too.
       Await.until("100 more small transactions committed on the new worker", WAIT,
-          () -> ledger.transactions.get() >= atMove + 100);
+          () -> ledger.transactions() >= atMove + 100);
       stop.set(true);
       small.get();
       Pipeline.awaitSame(db, replica, Ledger.PG_ROWS, Ledger.LITE_ROWS, WAIT);

@@ -72,7 +72,7 @@ public final class ConnectRestClient {
           text(t, "worker_id")));
     }
     JsonNode c = n.path("connector");
-    return new ConnectorStatus(name, c.path("state").asText(), text(c, "trace"), tasks);
+    return new ConnectorStatus(name, c.path("state").asText(), text(c, "trace"), tasks, text(c, "worker_id"));
   }
 
   /**

@@ -7,8 +7,9 @@ import java.util.List;
  *
  * @param state RUNNING, PAUSED, STOPPED, FAILED, UNASSIGNED or RESTARTING
  * @param trace the connector's stack trace when it failed, else null
+ * @param workerId the worker running the connector ({@code host:port} of its REST API), or null
  */
-public record ConnectorStatus(String name, String state, String trace, List<TaskStatus> tasks) {
+public record ConnectorStatus(String name, String state, String trace, List<TaskStatus> tasks, String workerId) {
 
   /** One task's status; {@code workerId} is the worker running it ({@code host:port} of its REST API), or null. */
   public record TaskStatus(int id, String state, String trace, String workerId) {}

@@ -73,6 +73,30 @@ public final class WorkerGroup implements WorkerHandle, AutoCloseable {
     });
   }
 
+  /**
+   * Waits until every connector of {@code connectors} and its tasks run, and every live worker
+   * runs at least one of them (or each runs on a worker of its own, when there are fewer than
+   * workers): Connect has finished moving work onto a worker that joined the group
+   * ({@link #startWorker}), which it does in a rebalance a little after the join and which stops
+   * the tasks it moves for a few seconds.
+   */
+  public void awaitBalanced(List<String> connectors, Duration timeout) {
+    Await.until("every connector and task of " + connectors + " running, spread over every worker", timeout, () -> {
+      java.util.Set<String> busy = new java.util.HashSet<>();
+      int units = 0;
+      for (String c : connectors) {
+        ConnectorStatus s = rest().status(c);
+        if (!s.isRunning()) {
+          return false;
+        }
+        busy.add(s.workerId());
+        s.tasks().forEach(t -> busy.add(t.workerId()));
+        units += 1 + s.tasks().size();
+      }
+      return busy.size() >= Math.min(units, workers().size());
+    });
+  }
+
   /** SIGKILL to {@code worker} ({@link WorkerProcess#kill}); the others take its tasks over. */
   public void kill(WorkerProcess worker) throws InterruptedException {
     worker.kill();

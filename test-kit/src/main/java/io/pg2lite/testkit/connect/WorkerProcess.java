@@ -300,6 +300,35 @@ public final class WorkerProcess implements AutoCloseable, WorkerHandle {
     return maxOfGcLog(fromLine, 2);
   }
 
+  /**
+   * Collects the worker's heap now ({@code jcmd <pid> GC.run}: a full collection, stopping the
+   * worker for as long as it takes, tens of milliseconds on a heap of a few hundred MB) and
+   * returns what it still held after it, in MB: its live set. {@link #peakLiveHeapMb} reads the
+   * collections G1 chose, whose figure also counts old objects no marking cycle has found dead
+   * yet, and that part grows until the next cycle. Returns -1 when the worker does not answer.
+   */
+  public long liveHeapMbNow() throws IOException, InterruptedException {
+    int from = gcLogLines();
+    Process jcmd = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString(),
+        Long.toString(process.pid()), "GC.run").redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .start();
+    if (!jcmd.waitFor(30, TimeUnit.SECONDS) || jcmd.exitValue() != 0) {
+      jcmd.destroyForcibly();
+      return -1;
+    }
+    for (int look = 0; look < 50; look++) { // jcmd returns once the collection is done; its line may lag a little
+      List<String> lines = Files.readAllLines(gcLog);
+      for (int i = lines.size() - 1; i >= Math.min(from, lines.size()); i--) {
+        Matcher m = GC_LINE.matcher(lines.get(i));
+        if (lines.get(i).contains("Pause Full") && m.find()) {
+          return Long.parseLong(m.group(2));
+        }
+      }
+      Thread.sleep(100);
+    }
+    return -1;
+  }
+
   private long maxOfGcLog(int fromLine, int group) throws IOException {
     long peak = 0;
     if (!Files.exists(gcLog)) {

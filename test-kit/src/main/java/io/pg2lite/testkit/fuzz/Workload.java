@@ -56,19 +56,11 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
     if (!features.contains(FuzzFeature.SLOT_LOSS) || actions.isEmpty()) {
       return this;
     }
+    boolean[] idleBefore = idleBefore();
     List<Integer> idle = new java.util.ArrayList<>();
-    boolean[] open = new boolean[2];
-    for (int i = 0; i < actions.size(); i++) {
-      if (!open[0] && !open[1] && i >= actions.size() / 4 && i <= actions.size() * 3 / 4) {
+    for (int i = actions.size() / 4; i <= actions.size() * 3 / 4; i++) {
+      if (idleBefore[i]) {
         idle.add(i); // in the middle half: changes before the loss and after it
-      }
-      if (actions.get(i) instanceof Action.Sql sql) {
-        String statement = sql.sql().strip().toUpperCase(java.util.Locale.ROOT);
-        if (statement.equals("BEGIN")) {
-          open[sql.session()] = true;
-        } else if (statement.equals("COMMIT") || statement.equals("ROLLBACK")) {
-          open[sql.session()] = false;
-        }
       }
     }
     if (idle.isEmpty()) {
@@ -78,6 +70,42 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
     List<Action> with = new java.util.ArrayList<>(actions);
     with.add(at, new Action.Restart(Action.RestartKind.SLOT_LOST));
     return new Workload(seed, features, publication, marker, setup, List.copyOf(with));
+  }
+
+  /**
+   * The actions cut where no transaction is open on either session: each part a transaction (or
+   * two interleaved ones), a statement in autocommit or a pause. A caller may run the parts with
+   * time between them (a soak paces them) without holding a transaction open meanwhile.
+   */
+  public List<List<Action>> units() {
+    boolean[] idleBefore = idleBefore();
+    List<List<Action>> out = new java.util.ArrayList<>();
+    for (int i = 0; i < actions.size(); i++) {
+      if (idleBefore[i]) {
+        out.add(new java.util.ArrayList<>());
+      }
+      out.get(out.size() - 1).add(actions.get(i));
+    }
+    return out.stream().map(List::copyOf).toList();
+  }
+
+  /** Whether no transaction is open on either session before action {@code i} (and after the last, at index size). */
+  private boolean[] idleBefore() {
+    boolean[] idle = new boolean[actions.size() + 1];
+    boolean[] open = new boolean[2];
+    for (int i = 0; i < actions.size(); i++) {
+      idle[i] = !open[0] && !open[1];
+      if (actions.get(i) instanceof Action.Sql sql) {
+        String statement = sql.sql().strip().toUpperCase(java.util.Locale.ROOT);
+        if (statement.equals("BEGIN")) {
+          open[sql.session()] = true;
+        } else if (statement.equals("COMMIT") || statement.equals("ROLLBACK")) {
+          open[sql.session()] = false;
+        }
+      }
+    }
+    idle[actions.size()] = !open[0] && !open[1];
+    return idle;
   }
 
   /** Writes {@link #script()} to {@code file} (directories created); returns the file. */

@@ -31,6 +31,12 @@ import java.util.stream.Collectors;
 public final class WorkloadGenerator extends GeneratorPart {
   public static final String PUBLICATION = "fuzz_pub";
   public static final String MARKER = "fuzz_marker";
+  /**
+   * Names a round may take ({@link #generateRound}): a round's names end in numbers from
+   * {@code round * ROUND_NAMES + 1} on; with up to 7 digits the longest table name stays within
+   * Postgres' 63 bytes.
+   */
+  private static final int ROUND_NAMES = 10_000;
 
   private final long seed;
   private final DmlStatements dml;
@@ -46,20 +52,38 @@ public final class WorkloadGenerator extends GeneratorPart {
 
   /** The workload of {@code seed}: setup, then about {@code transactions} transactions and other steps. */
   public static Workload generate(long seed, int transactions, Set<FuzzFeature> features) {
+    return generateRound(seed, 0, transactions, features);
+  }
+
+  /**
+   * Round {@code round} of a long workload in one database, for a soak: round 0 is
+   * {@link #generate}'s workload; a later round's setup creates tables of its own, with names no
+   * earlier round used (tables, constraints, indexes), and adds them to the publication round 0
+   * created, which the pipeline is then already replicating: each round's setup is a backfill of
+   * new tables. Its statements touch only its own tables. At most 999 rounds.
+   */
+  public static Workload generateRound(long seed, int round, int transactions, Set<FuzzFeature> features) {
+    if (round < 0 || round > 999) {
+      throw new IllegalArgumentException("round " + round + " is not in 0..999");
+    }
     WorkloadGenerator g = new WorkloadGenerator(seed, Set.copyOf(features));
-    List<Action> setup = g.setup();
+    g.draws.nextName = 1 + round * ROUND_NAMES;
+    List<Action> setup = g.setup(round == 0);
     List<Action> actions = g.main(transactions);
     return new Workload(seed, g.draws.features, PUBLICATION, MARKER, List.copyOf(setup), List.copyOf(actions));
   }
 
   // ---------------------------------------------------------------- setup
 
-  private List<Action> setup() {
+  /** The first round creates the marker and the publication; a later one adds its tables to it. */
+  private List<Action> setup(boolean first) {
     draws.out = new ArrayList<>();
-    sql("CREATE TABLE " + MARKER + " (id int PRIMARY KEY, n bigint NOT NULL)");
-    sql("INSERT INTO " + MARKER + " VALUES (1, 0)");
     List<String> published = new ArrayList<>();
-    published.add(MARKER);
+    if (first) {
+      sql("CREATE TABLE " + MARKER + " (id int PRIMARY KEY, n bigint NOT NULL)");
+      sql("INSERT INTO " + MARKER + " VALUES (1, 0)");
+      published.add(MARKER);
+    }
     int tables = 3;
     for (int i = 0; i < tables; i++) {
       // The first table has a column of every type, so every seed meets every type's edge values.
@@ -72,7 +96,8 @@ public final class WorkloadGenerator extends GeneratorPart {
         published.add(ident(t.name));
       }
     }
-    sql("CREATE PUBLICATION " + PUBLICATION + " FOR TABLE " + String.join(", ", published));
+    sql((first ? "CREATE PUBLICATION " + PUBLICATION + " FOR TABLE " : "ALTER PUBLICATION " + PUBLICATION
+        + " ADD TABLE ") + String.join(", ", published));
     return draws.out;
   }
 

@@ -15,7 +15,6 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -30,6 +29,7 @@ import org.apache.kafka.common.KafkaFuture;
 import org.apache.kafka.common.Node;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.TopicPartitionInfo;
+import org.apache.kafka.common.Uuid;
 
 /**
  * A replicated Kafka cluster as production runs one: three KRaft nodes, each a broker and a
@@ -157,12 +157,12 @@ public final class BrokerCluster implements AutoCloseable {
     }
   }
 
-  /** A Kafka cluster id: 16 random bytes, URL-safe base64 without padding (22 characters). */
+  /**
+   * A Kafka cluster id: Kafka's own random {@link Uuid}, which never starts with '-' (URL-safe
+   * base64 can: the storage tool then reads the id as an option and fails, one start in 64).
+   */
   private static String randomClusterId() {
-    UUID u = UUID.randomUUID();
-    java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(16).putLong(u.getMostSignificantBits())
-        .putLong(u.getLeastSignificantBits());
-    return java.util.Base64.getUrlEncoder().withoutPadding().encodeToString(b.array());
+    return Uuid.randomUuid().toString();
   }
 
   private static int freePort() throws IOException {
@@ -323,12 +323,38 @@ public final class BrokerCluster implements AutoCloseable {
 
   /** Partitions with fewer in-sync replicas than replicas, or with no leader, now. */
   public List<TopicPartition> underReplicated() throws Exception {
+    return partitionsWhere(p -> p.leader() == null || p.leader().isEmpty() || p.isr().size() < p.replicas().size());
+  }
+
+  /**
+   * Moves the leadership of every partition, internal topics' included, back to its preferred
+   * replica (the first of its replica list) and returns once each is led by it. The controller
+   * does the same by itself after a node comes back, at its next imbalance check
+   * ({@code leader.imbalance.check.interval.seconds}, 5 minutes), and an operator at once with
+   * {@code kafka-leader-election --election-type preferred --all-topic-partitions}: a test that
+   * restores the cluster after a fault calls this so that those leader moves, and the transaction
+   * and group coordinators' moves with them, happen now and not minutes into the next phase.
+   * Call it with every node in sync ({@link #awaitFullyReplicated}).
+   */
+  public void electPreferredLeaders(Duration timeout) {
+    Await.until("every partition led by its preferred replica", timeout, () -> answered(() -> {
+      try {
+        get(admin.electLeaders(ElectionType.PREFERRED, null).all());
+      } catch (ExecutionException e) {
+        // ElectionNotNeeded for the partitions led by their preferred replica already; the rest: look below
+      }
+      return partitionsWhere(p -> p.leader() == null || p.leader().id() != p.replicas().get(0).id()).isEmpty();
+    }));
+  }
+
+  private List<TopicPartition> partitionsWhere(java.util.function.Predicate<TopicPartitionInfo> condition)
+      throws Exception {
     List<TopicPartition> out = new ArrayList<>();
     Set<String> topics = get(admin.listTopics(new org.apache.kafka.clients.admin.ListTopicsOptions().listInternal(true))
         .names());
     for (TopicDescription d : get(admin.describeTopics(topics).allTopicNames()).values()) {
       for (TopicPartitionInfo p : d.partitions()) {
-        if (p.leader() == null || p.leader().isEmpty() || p.isr().size() < p.replicas().size()) {
+        if (condition.test(p)) {
           out.add(new TopicPartition(d.name(), p.partition()));
         }
       }

@@ -35,4 +35,21 @@ class WorkloadGeneratorIT {
     }
     assertEquals(List.of(), failures.subList(0, Math.min(10, failures.size())), failures.size() + " statements failed");
   }
+
+  /** Rounds of a soak ({@link WorkloadGenerator#generateRound}) run one after another in one database. */
+  @Test
+  void roundsRunOneAfterAnotherInOneDatabase(TestStack stack) throws Exception {
+    PostgresServer server = stack.postgres();
+    List<String> failures = new ArrayList<>();
+    try (TestDatabase db = server.newDatabase("fuzzrounds");
+        WorkloadRunner runner = new WorkloadRunner(db.jdbcUrl(), server.user(), server.password(), k -> { })) {
+      for (int round = 0; round < 3; round++) {
+        Workload w = WorkloadGenerator.generateRound(1, round, 60, FuzzFeature.allExcept("restarts"));
+        runner.run(w.setup());
+        runner.run(w.actions().stream().filter(a -> !(a instanceof Action.Pause)).toList());
+      }
+      failures.addAll(runner.failures());
+    }
+    assertEquals(List.of(), failures.subList(0, Math.min(10, failures.size())), failures.size() + " statements failed");
+  }
 }

@@ -113,4 +113,41 @@ class WorkloadGeneratorTest {
           FuzzFeature.allExcept("slot_loss")).withSlotLoss().actions(), "off: no loss");
     }
   }
+
+  /** A later round of a soak: its own names, its tables added to round 0's publication, no marker. */
+  @Test
+  void aLaterRoundNamesItsTablesApartAndAddsThemToThePublication() {
+    Set<FuzzFeature> features = FuzzFeature.allExcept("restarts");
+    Workload first = WorkloadGenerator.generateRound(5, 0, 60, features);
+    assertEquals(WorkloadGenerator.generate(5, 60, features).script(), first.script(), "round 0 is generate's");
+    Workload later = WorkloadGenerator.generateRound(5, 3, 60, features);
+    String setup = later.setup().stream().map(a -> ((Action.Sql) a).sql()).collect(Collectors.joining("\n"));
+    assertFalse(setup.contains(WorkloadGenerator.MARKER), setup);
+    assertFalse(setup.contains("CREATE PUBLICATION"), setup);
+    assertTrue(setup.contains("ALTER PUBLICATION fuzz_pub ADD TABLE "), setup);
+    java.util.regex.Matcher created = java.util.regex.Pattern.compile("CREATE TABLE \"(?:[^\"]|\"\")*_([0-9]+)\"")
+        .matcher(later.script());
+    int tables = 0;
+    while (created.find()) {
+      tables++;
+      assertTrue(Integer.parseInt(created.group(1)) > 30_000, "round 3's names from 30,001 on: " + created.group());
+    }
+    assertTrue(tables >= 3, "round 3 creates tables");
+  }
+
+  @Test
+  void unitsCutTheActionsWhereNoTransactionIsOpen() {
+    for (long seed = 1; seed <= 10; seed++) {
+      Workload w = WorkloadGenerator.generate(seed, 60, FuzzFeature.allExcept("restarts"));
+      List<List<Action>> units = w.units();
+      assertEquals(w.actions(), units.stream().flatMap(List::stream).toList(), "seed " + seed + ": all, in order");
+      for (List<Action> unit : units) {
+        long begins = unit.stream().filter(a -> a instanceof Action.Sql s && s.sql().equals("BEGIN")).count();
+        long ends = unit.stream().filter(a -> a instanceof Action.Sql s
+            && (s.sql().equals("COMMIT") || s.sql().equals("ROLLBACK"))).count();
+        assertEquals(begins, ends, "seed " + seed + ": every transaction ends in its unit: " + unit);
+        assertTrue(begins <= 2, "seed " + seed + ": at most two interleaved transactions a unit: " + unit);
+      }
+    }
+  }
 }

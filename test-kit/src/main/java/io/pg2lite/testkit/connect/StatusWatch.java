@@ -1,7 +1,5 @@
-package io.pg2lite.sink.it;
+package io.pg2lite.testkit.connect;
 
-import io.pg2lite.testkit.connect.ConnectRestClient;
-import io.pg2lite.testkit.connect.ConnectorStatus;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -14,7 +12,7 @@ import java.util.function.Supplier;
  * Polls the connectors' status every 200 ms and remembers the first FAILED state seen: a fault
  * test's claim that no task ever FAILED, however briefly, while it healed.
  */
-final class StatusWatch implements AutoCloseable {
+public final class StatusWatch implements AutoCloseable {
   /** Asked at each poll: the workers of the cluster may change (one killed, another started). */
   private final Supplier<ConnectRestClient> rest;
   private final List<String> names;
@@ -24,11 +22,11 @@ final class StatusWatch implements AutoCloseable {
   private final AtomicLong polls = new AtomicLong();
   private final Thread thread;
 
-  StatusWatch(ConnectRestClient rest, String name, List<String> names) {
+  public StatusWatch(ConnectRestClient rest, String name, List<String> names) {
     this(() -> rest, name, names);
   }
 
-  StatusWatch(Supplier<ConnectRestClient> rest, String name, List<String> names) {
+  public StatusWatch(Supplier<ConnectRestClient> rest, String name, List<String> names) {
     this.rest = rest;
     this.names = names;
     thread = new Thread(this::run, name + "-status-watch");
@@ -36,7 +34,7 @@ final class StatusWatch implements AutoCloseable {
   }
 
   /** Starts polling; returns this watch. */
-  StatusWatch start() {
+  public StatusWatch start() {
     thread.start();
     return this;
   }
@@ -66,15 +64,15 @@ final class StatusWatch implements AutoCloseable {
   }
 
   /** The first FAILED state seen (with its trace), or null. */
-  String failure() {
+  public String failure() {
     return failure.get();
   }
 
-  long polls() {
+  public long polls() {
     return polls.get();
   }
 
-  String lastStates() {
+  public String lastStates() {
     synchronized (lastTaskState) {
       return lastTaskState.toString();
     }

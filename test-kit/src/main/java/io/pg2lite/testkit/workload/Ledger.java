@@ -1,4 +1,4 @@
-package io.pg2lite.sink.it;
+package io.pg2lite.testkit.workload;
 
 import io.pg2lite.testkit.postgres.TestDatabase;
 import io.pg2lite.testkit.sqlite.SqliteFiles;
@@ -20,15 +20,18 @@ import java.util.concurrent.atomic.AtomicReference;
  * A workload whose replica can be audited for loss and duplication: table {@code acct(id, n)}
  * where transactions insert new ids and add 1 to the counter {@code n} of existing ones. A
  * transaction applied twice shows as a counter above Postgres', a lost one as a counter below it
- * or a missing id: {@link #audit} counts both, row by row, against what Postgres holds.
+ * or a missing id: {@link #audit} counts both, row by row, against what Postgres holds. The
+ * fault tests and the soak bench write it.
  */
-final class Ledger {
-  static final String CREATE = "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL, pad text)";
-  static final String PG_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
-  static final String LITE_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
+public final class Ledger {
+  public static final String CREATE = "CREATE TABLE acct (id int PRIMARY KEY, n int NOT NULL, pad text)";
+  public static final String PG_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
+  public static final String LITE_ROWS = "SELECT id, n, pad FROM acct ORDER BY id";
+  /** The fault tests' writer: 3 ms after each commit. */
+  private static final Pacer PAUSE_3_MS = () -> Thread.sleep(3);
 
   /** Rows lost and rows applied twice (counter units and ids); both must be 0. */
-  record Audit(long lost, long twice, long rows) {
+  public record Audit(long lost, long twice, long rows) {
     @Override
     public String toString() {
       return rows + " rows: " + lost + " lost, " + twice + " applied twice";
@@ -36,24 +39,29 @@ final class Ledger {
   }
 
   /** Opens a connection to write on. */
-  interface Connections {
+  public interface Connections {
     Connection open() throws SQLException;
+  }
+
+  /** What a writer does after each commit: pause, or wait for its turn at a given rate. */
+  public interface Pacer {
+    void afterCommit() throws InterruptedException;
   }
 
   private final TestDatabase db;
   private final Random random;
   private final Connections connections;
   private final AtomicLong nextId = new AtomicLong(1);
-  final AtomicLong transactions = new AtomicLong();
+  private final AtomicLong transactions = new AtomicLong();
   /** Transactions abandoned on a failure (a connection cut by a Postgres restart). */
-  final AtomicLong failures = new AtomicLong();
+  private final AtomicLong failures = new AtomicLong();
 
-  Ledger(TestDatabase db, long seed) {
+  public Ledger(TestDatabase db, long seed) {
     this(db, seed, db::connect);
   }
 
   /** @param connections how to connect (a server-fault test gives short connect and socket timeouts) */
-  Ledger(TestDatabase db, long seed, Connections connections) {
+  public Ledger(TestDatabase db, long seed, Connections connections) {
     this.db = db;
     this.random = new Random(seed);
     this.connections = connections;
@@ -64,12 +72,17 @@ final class Ledger {
    * earlier ones) on a connection of its own; a failed one (Postgres restarting) is abandoned
    * and the connection opened again, until {@code stop} is set.
    */
-  void write(int count, AtomicBoolean stop) throws InterruptedException {
-    write(count, stop, 0);
+  public void write(int count, AtomicBoolean stop) throws InterruptedException {
+    write(count, stop, () -> { });
   }
 
-  /** As {@link #write(int, AtomicBoolean)}, pausing {@code pauseMillis} after each commit. */
-  private void write(int count, AtomicBoolean stop, long pauseMillis) throws InterruptedException {
+  /** Transactions committed so far. */
+  public long transactions() {
+    return transactions.get();
+  }
+
+  /** As {@link #write(int, AtomicBoolean)}, with {@code pacer} after each commit. */
+  private void write(int count, AtomicBoolean stop, Pacer pacer) throws InterruptedException {
     Connection c = null;
     for (int t = 0; t < count && (stop == null || !stop.get()); ) {
       try {
@@ -87,9 +100,7 @@ final class Ledger {
         c.commit();
         transactions.incrementAndGet();
         t++;
-        if (pauseMillis > 0) {
-          Thread.sleep(pauseMillis);
-        }
+        pacer.afterCommit();
       } catch (SQLException e) {
         failures.incrementAndGet();
         try {
@@ -116,22 +127,27 @@ final class Ledger {
    * Writes on a thread of its own, a transaction every few milliseconds, through faults, until
    * the returned writer is closed: the writer of the server-fault tests.
    */
-  Background writeInBackground(String name) {
-    Background b = new Background(name);
+  public Background writeInBackground(String name) {
+    return writeInBackground(name, PAUSE_3_MS);
+  }
+
+  /** As {@link #writeInBackground(String)}, paced by {@code pacer} (a rate, say) instead. */
+  public Background writeInBackground(String name, Pacer pacer) {
+    Background b = new Background(name, pacer);
     b.thread.start();
     return b;
   }
 
   /** A background writer ({@link #writeInBackground}). */
-  final class Background implements AutoCloseable {
+  public final class Background implements AutoCloseable {
     private final AtomicBoolean stop = new AtomicBoolean();
     private final AtomicReference<Throwable> error = new AtomicReference<>();
     private final Thread thread;
 
-    private Background(String name) {
+    private Background(String name, Pacer pacer) {
       thread = new Thread(() -> {
         try {
-          write(Integer.MAX_VALUE, stop, 3);
+          write(Integer.MAX_VALUE, stop, pacer);
         } catch (InterruptedException e) {
           Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -141,26 +157,26 @@ final class Ledger {
       thread.setDaemon(true);
     }
 
-    long commits() {
+    public long commits() {
       return transactions.get();
     }
 
-    long failures() {
+    public long failures() {
       return failures.get();
     }
 
     /** The id the writer's next transaction inserts: every id from it on is written after this call. */
-    long nextId() {
+    public long nextId() {
       return nextId.get();
     }
 
     /** One large transaction of {@code rows} new ids on this writer's ledger, beside its small ones. */
-    void writeLarge(int rows) throws SQLException {
+    public void writeLarge(int rows) throws SQLException {
       Ledger.this.writeLarge(rows);
     }
 
     /** Waits until {@code more} further transactions have committed. */
-    void awaitCommits(long more, Duration timeout) {
+    public void awaitCommits(long more, Duration timeout) {
       long target = commits() + more;
       Await.until(more + " more writer commits", timeout, () -> commits() >= target);
     }
@@ -177,7 +193,7 @@ final class Ledger {
   }
 
   /** One transaction inserting {@code rows} new ids: a large transaction for crash tests. */
-  void writeLarge(int rows) throws SQLException {
+  public void writeLarge(int rows) throws SQLException {
     long first = nextId.getAndAdd(rows);
     db.execute("INSERT INTO acct SELECT g, 0, repeat('x', 100) FROM generate_series(" + first + ", "
         + (first + rows - 1) + ") g");
@@ -185,7 +201,7 @@ final class Ledger {
   }
 
   /** Compares the replica's rows with Postgres', counting lost and twice-applied rows. */
-  Audit audit(Path replica) throws SQLException {
+  public Audit audit(Path replica) throws SQLException {
     return compare(counters(db.connect()), counters(SqliteFiles.open(replica)));
   }
 
@@ -195,7 +211,7 @@ final class Ledger {
    * increments, an extra one applied twice, and each counter below or above Postgres' counts its
    * difference.
    */
-  static Audit compare(Map<Long, Long> pg, Map<Long, Long> lite) {
+  public static Audit compare(Map<Long, Long> pg, Map<Long, Long> lite) {
     long lost = 0;
     long twice = 0;
     for (Map.Entry<Long, Long> e : pg.entrySet()) {
