@@ -45,6 +45,11 @@ final class SoakFaults {
   record Outcome(Kind kind, long startNanos, long endNanos, Duration heal, Duration restore, String detail) {}
 
   private static final Duration PAUSE = Duration.ofSeconds(60);
+  /**
+   * How long into a pause the pipeline is expected to have healed (10 s request timeouts, 9 s of
+   * broker session): past it, the workers' threads are printed, to show where a stall waits.
+   */
+  private static final Duration STALL_LOOK = Duration.ofSeconds(30);
   private static final Duration HEAL = Duration.ofMinutes(5);
 
   private final SoakPipeline p;
@@ -154,7 +159,13 @@ final class SoakFaults {
     paused.pause();
     Duration heal = null;
     try {
-      heal = p.awaitHealed(after, t0, PAUSE);
+      try {
+        heal = p.awaitHealed(after, t0, STALL_LOOK);
+      } catch (AssertionError notYet) {
+        System.out.println("soak: nothing healed " + STALL_LOOK.toSeconds() + " s into the pause of node "
+            + paused.id() + "; the workers' threads:\n" + p.workers.threads());
+        heal = p.awaitHealed(after, t0, PAUSE.minus(STALL_LOOK));
+      }
     } catch (AssertionError notWhilePaused) {
       // heals only once the node answers again: measured below
     } finally {
