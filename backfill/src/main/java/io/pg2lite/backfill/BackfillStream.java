@@ -179,6 +179,14 @@ public final class BackfillStream implements AutoCloseable {
     return cachedJson;
   }
 
+  /**
+   * Whether {@code column} of {@code table} is still to be copied, as of the entries observed: a
+   * replica holds NULL in the rows the copy has not reached yet.
+   */
+  public boolean isCopying(io.pg2lite.protocol.schema.QualifiedName table, String column) {
+    return state.required().stream().anyMatch(r -> r.table().equals(table) && r.columns().containsKey(column));
+  }
+
   public boolean hasWork() {
     dropCancelled();
     long now = clockMillis.getAsLong();

@@ -164,6 +164,7 @@ public class Pg2liteSourceTask extends SourceTask {
       upstream = streams.replication(config, () -> storedOfLineage(assembled.position()),
           () -> assembled.position().toOffset());
       mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
+      state.schema().watchCopies(mux::copying);
       upstream.start();
       synchronized (lifecycle) { // stop() may run meanwhile, from Connect's thread
         if (stopped) {
@@ -279,6 +280,7 @@ public class Pg2liteSourceTask extends SourceTask {
       MainStreamState mainState = assembler.inTransaction() ? MainStreamState.IN_TRANSACTION
           : fromStartup || batchEvents >= fullBatch ? MainStreamState.BUSY : MainStreamState.IDLE;
       records.enqueue(multiplexer.merge(emitted, mainState, assembler.position()));
+      assembler.schema().entriesObserved(); // the backfill state has seen what the tracker made
     }
     if (!records.hasBacklog()) {
       return null;

@@ -115,27 +115,8 @@ public final class SoakBench {
               + " the faults it met)");
           long start = System.nanoTime();
           SoakFaults faults = new SoakFaults(p, writer::nextId, workers);
-          MinuteSampler sampler = new MinuteSampler(p.workers, workers, new MinuteSampler.Sources() {
-            @Override
-            public LatencyProbe probe() {
-              return probe;
-            }
-
-            @Override
-            public long lag() {
-              return p.lag();
-            }
-
-            @Override
-            public long commits() {
-              return writer.commits();
-            }
-
-            @Override
-            public String faultsBetween(long fromNanos, long toNanos) {
-              return faults.between(fromNanos, toNanos);
-            }
-          }, start, minutes, probeLog).start();
+          MinuteSampler sampler = new MinuteSampler(p.workers, workers, sources(p, probe, writer, faults), start,
+              minutes, probeLog).start();
           mix.startBackfills(start);
           verdicts.add(landFaults(faults, start, warmUp, () -> watch.failure() != null));
           if (watch.failure() == null) {
@@ -167,6 +148,32 @@ public final class SoakBench {
     System.out.println("soak: verdicts");
     verdicts.forEach(v -> System.out.println("  " + v));
     return verdicts.stream().allMatch(SoakVerdicts.Verdict::pass);
+  }
+
+  /** What the sampler reads every minute, besides the workers. */
+  private static MinuteSampler.Sources sources(SoakPipeline p, LatencyProbe probe, Ledger.Background writer,
+      SoakFaults faults) {
+    return new MinuteSampler.Sources() {
+      @Override
+      public LatencyProbe probe() {
+        return probe;
+      }
+
+      @Override
+      public long lag() {
+        return p.lag();
+      }
+
+      @Override
+      public long commits() {
+        return writer.commits();
+      }
+
+      @Override
+      public String faultsBetween(long fromNanos, long toNanos) {
+        return faults.between(fromNanos, toNanos);
+      }
+    };
   }
 
   /**

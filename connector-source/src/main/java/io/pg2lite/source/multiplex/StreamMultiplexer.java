@@ -2,6 +2,7 @@ package io.pg2lite.source.multiplex;
 
 import io.pg2lite.backfill.BackfillStream;
 import io.pg2lite.backfill.schedule.MainStreamState;
+import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.message.ChangeLogEntry;
 import io.pg2lite.protocol.message.Commit;
 import io.pg2lite.source.transaction.Emitted;
@@ -48,6 +49,11 @@ public final class StreamMultiplexer implements AutoCloseable {
       out.add(observe(new Emitted(entry, mainPosition, entry.message() instanceof Commit)));
     }
     return out;
+  }
+
+  /** Whether the backfill is still copying {@code column} of {@code table}, as of the entries merged so far. */
+  public boolean copying(QualifiedName table, String column) {
+    return backfill.isCopying(table, column);
   }
 
   private Emitted observe(Emitted e) {

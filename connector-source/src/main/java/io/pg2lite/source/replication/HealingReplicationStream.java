@@ -21,11 +21,13 @@ import org.apache.kafka.connect.errors.ConnectException;
  * one past the retry limit, is thrown.
  *
  * <p>Acknowledgement: {@link #acknowledgeStoredPositions} (Connect's committer thread) only flags
- * that a confirmation is due; the next {@link #poll} reads the stored offsets ({@code storedLsn})
- * and confirms that LSN to the slot. Connect writes those offsets only after Kafka stored the
+ * that a confirmation is due; the next {@link #poll} asks for a read of the stored offsets
+ * ({@code storedLsn}, read on a thread of its own: {@link StoredPositionReads}) and confirms to
+ * the slot the LSN the last read found. Connect writes those offsets only after Kafka stored the
  * records, so an LSN is never confirmed before its records are durable. The confirmation runs on
- * the polling thread because pgjdbc's replication stream is not thread-safe, at most once a second
- * ({@link #ACKNOWLEDGE_EVERY_NANOS}).
+ * the polling thread because pgjdbc's replication stream is not thread-safe; reads are asked for
+ * at most once a second ({@link #ACKNOWLEDGE_EVERY_NANOS}), and the polling thread never waits
+ * for one.
  *
  * <p>Heartbeats: every {@code heartbeatIntervalMs} the session writes one
  * ({@link ReplicationSession#heartbeat}).
@@ -33,10 +35,9 @@ import org.apache.kafka.connect.errors.ConnectException;
 public final class HealingReplicationStream implements ReplicationStream {
   /**
    * At most one read of the stored offsets per second. Each read is a round trip to Kafka's
-   * offsets topic on the polling thread, and Connect asks for one after every Kafka commit: a
-   * profile counted 214 such waits in five 100k-row drains (ADR 0017), and a read caught by a
-   * broker outage holds the task until Connect closes its offset reader. The confirmation only
-   * lets Postgres recycle WAL, so a second's delay costs nothing; the flag stays set meanwhile.
+   * offsets topic, and Connect asks for one after every Kafka commit: a profile counted 214 such
+   * waits in five 100k-row drains (ADR 0017). The confirmation only lets Postgres recycle WAL, so
+   * a second's delay costs nothing.
    */
   private static final long ACKNOWLEDGE_EVERY_NANOS = Duration.ofSeconds(1).toNanos();
   /** How long a poll waiting for the next attempt sleeps at most before it returns to Connect. */
@@ -46,6 +47,7 @@ public final class HealingReplicationStream implements ReplicationStream {
   private final int batchSize;
   private final long heartbeatIntervalMs;
   private final Supplier<Long> storedLsn;
+  private final StoredPositionReads stored;
   private final Supplier<Long> resumeLsn;
   private final Healing healing;
   private final String slot;
@@ -65,6 +67,14 @@ public final class HealingReplicationStream implements ReplicationStream {
    */
   public HealingReplicationStream(String slot, ReplicationSession.Opener opener, int batchSize,
       long heartbeatIntervalMs, Supplier<Long> storedLsn, Supplier<Long> resumeLsn, Healing healing) {
+    this(slot, opener, batchSize, heartbeatIntervalMs, storedLsn, resumeLsn, healing,
+        StoredPositionReads.onOwnThread(slot, storedLsn));
+  }
+
+  /** As above, the stored offsets read by {@code stored} (tests read them at once). */
+  HealingReplicationStream(String slot, ReplicationSession.Opener opener, int batchSize, long heartbeatIntervalMs,
+      Supplier<Long> storedLsn, Supplier<Long> resumeLsn, Healing healing, StoredPositionReads stored) {
+    this.stored = stored;
     this.slot = slot;
     this.opener = opener;
     this.batchSize = batchSize;
@@ -141,12 +151,12 @@ public final class HealingReplicationStream implements ReplicationStream {
 
   private void acknowledgeIfDue() throws SQLException {
     long now = System.nanoTime();
-    if (!acknowledgementDue || now - lastAcknowledgement < ACKNOWLEDGE_EVERY_NANOS) {
-      return;
+    if (acknowledgementDue && now - lastAcknowledgement >= ACKNOWLEDGE_EVERY_NANOS) {
+      acknowledgementDue = false;
+      lastAcknowledgement = now;
+      stored.request();
     }
-    acknowledgementDue = false;
-    lastAcknowledgement = now;
-    Long lsn = storedLsn.get();
+    Long lsn = stored.latest();
     if (lsn != null && lsn > confirmed) {
       confirmed = lsn;
       session.confirm(confirmed);
@@ -190,6 +200,7 @@ public final class HealingReplicationStream implements ReplicationStream {
   @Override
   public void close() {
     closed = true;
+    stored.close();
     ReplicationSession s = session;
     session = null;
     if (s != null) {

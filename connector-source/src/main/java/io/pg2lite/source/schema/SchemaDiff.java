@@ -45,9 +45,16 @@ public final class SchemaDiff {
   public static final String RESERVED_COLUMN = "_0_version";
 
   private final ProtocolSpecs specs;
+  private final CopyingColumns copying;
 
   public SchemaDiff(ProtocolSpecs specs) {
+    this(specs, CopyingColumns.NONE);
+  }
+
+  /** @param copying which columns a backfill is still copying as of the log's end */
+  public SchemaDiff(ProtocolSpecs specs, CopyingColumns copying) {
     this.specs = specs;
+    this.copying = copying;
   }
 
   /** Signals a schema change pg2lite cannot replicate; the source stops rather than skip it. */
@@ -221,7 +228,10 @@ public final class SchemaDiff {
    * cannot have the key's values: a row-key column (before or after) changed type, or the new
    * key includes a column added by this command with a backfill ({@code ADD COLUMN k date
    * DEFAULT now(), ADD PRIMARY KEY (id, k)}: every replica row would have k NULL, and each
-   * copied row would be a second row beside it).
+   * copied row would be a second row beside it), or a column an earlier command added with a
+   * backfill that is still being copied (the same two statements in two transactions, the
+   * second before the copy completed: replicas used to stop there, "the replica cannot key rows
+   * on it").
    */
   private Set<Long> recopied(Map<Long, PublishedSchema.Table> old, Map<Long, PublishedSchema.Table> now,
       String tag) {
@@ -232,14 +242,17 @@ public final class SchemaDiff {
         return;
       }
       Set<Integer> newKey = new HashSet<>(specs.metadata(t).rowKey().values());
-      Set<Integer> keyPositions = new HashSet<>(specs.metadata(o).rowKey().values());
+      Set<Integer> oldKey = new HashSet<>(specs.metadata(o).rowKey().values());
+      Set<Integer> keyPositions = new HashSet<>(oldKey);
       keyPositions.addAll(newKey);
       Map<Integer, PublishedSchema.Column> before = byPos(o);
       for (PublishedSchema.Column c : t.columns()) {
         PublishedSchema.Column was = before.get(c.pos());
         boolean retypedKey = keyPositions.contains(c.pos()) && retyped(was, c);
         boolean backfilledKey = newKey.contains(c.pos()) && was == null && addedWithBackfill(c, tag);
-        if (retypedKey || backfilledKey) {
+        boolean keyOntoACopy = newKey.contains(c.pos()) && !oldKey.contains(c.pos()) && was != null
+            && copying.copying(new QualifiedName(o.schema(), o.name()), was.name());
+        if (retypedKey || backfilledKey || keyOntoACopy) {
           out.add(oid);
         }
       }

@@ -75,6 +75,15 @@ public final class SchemaTracker {
   /** The last catalog read, reused while it agrees with the Relation messages that follow. */
   private PublishedSchema catalogRead;
   private int unknownPos;
+  /** What the backfill copies as of the entries it has seen (the source's backfill state); none until wired. */
+  private CopyingColumns copies = CopyingColumns.NONE;
+  /**
+   * Columns this tracker sent with a backfill since the backfill state last caught up with the
+   * entries ({@link #entriesObserved}): it sees a poll's entries only after the tracker made them,
+   * so a migration's {@code ADD COLUMN k … DEFAULT now()} and its {@code ADD PRIMARY KEY (id, k)}
+   * read in one poll would otherwise find k not being copied.
+   */
+  private final Set<List<String>> sentWithBackfill = new HashSet<>();
 
   /** A tracker of schema changes reported by event triggers, from {@code initial}. */
   public SchemaTracker(PublishedSchema initial, ProtocolSpecs specs) {
@@ -97,11 +106,37 @@ public final class SchemaTracker {
     this.membership = Map.copyOf(membership);
     current.refusals().forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     this.specs = specs;
-    this.diff = new SchemaDiff(specs);
+    this.diff = new SchemaDiff(specs, this::copying);
     this.detection = detection;
     this.catalog = catalog;
     this.unknownPos = initial.tables().stream().flatMap(t -> t.columns().stream())
         .mapToInt(PublishedSchema.Column::pos).filter(p -> p < 0).min().orElse(0);
+  }
+
+  /** Tells the tracker which columns the backfill is copying (as of the entries it has seen). */
+  public void watchCopies(CopyingColumns copies) {
+    this.copies = copies;
+  }
+
+  /** The backfill state has seen every entry this tracker made so far. */
+  public void entriesObserved() {
+    sentWithBackfill.clear();
+  }
+
+  private boolean copying(QualifiedName table, String column) {
+    return sentWithBackfill.contains(List.of(table.schema(), table.name(), column))
+        || copies.copying(table, column);
+  }
+
+  private void noteBackfills(List<SchemaChange> changes) {
+    for (SchemaChange c : changes) {
+      if (c instanceof SchemaChange.AddColumn a && a.backfill() != null) {
+        sentWithBackfill.add(List.of(a.table().schema(), a.table().name(), a.column().name()));
+      } else if (c instanceof SchemaChange.CreateTable t && t.backfill() != null) {
+        t.backfill().keySet().forEach(col -> sentWithBackfill.add(List.of(t.spec().schema(),
+            t.spec().name(), col)));
+      }
+    }
   }
 
   public DdlDetection detection() {
@@ -328,6 +363,7 @@ public final class SchemaTracker {
     List<String> known = current.refusals();
     next.refusals().stream().filter(r -> !known.contains(r)).forEach(r -> LOG.warn("Publication {}: {}", publication, r));
     List<SchemaChange> changes = diff.diff(before, next.schema(), command);
+    noteBackfills(changes);
     if (!next.schema().equals(current.schema()) || !nowDescribed.equals(describedBy)
         || !nowMembership.equals(membership)) {
       version++;

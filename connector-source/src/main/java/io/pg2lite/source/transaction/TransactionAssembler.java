@@ -62,6 +62,11 @@ public final class TransactionAssembler {
     this.position = start;
     this.schema = schema;
   }
+  /** The schema tracker whose diffs this assembler's transactions carry. */
+  public SchemaTracker schema() {
+    return schema;
+  }
+
 
   /** The position after the last complete transaction seen. */
   public SourcePosition position() {

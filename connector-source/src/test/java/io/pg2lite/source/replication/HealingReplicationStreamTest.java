@@ -33,7 +33,7 @@ class HealingReplicationStreamTest {
     FakeSession s = new FakeSession();
     sessions.add(s);
     return s;
-  }, 10, 0, () -> stored, () -> resume, healing);
+  }, 10, 0, () -> stored, () -> resume, healing, StoredPositionReads.on(Runnable::run, () -> stored));
 
   @Test
   void startResumesFromTheStoredOffsetsAndAFaultResumesAfterTheLastTransactionHandedOut() throws Exception {
@@ -85,6 +85,50 @@ class HealingReplicationStreamTest {
     stream.acknowledgeStoredPositions();
     stream.poll();
     assertEquals(List.of(100L), s.confirmed, "at most one confirmation a second");
+  }
+
+  /**
+   * A read of the stored offsets that hangs (their broker hangs) holds only the reading thread:
+   * polls go on, and the confirmation follows once the read returns. On the polling thread it held
+   * the change log for as long as the broker hung (the soak of issue 28).
+   */
+  @Test
+  void aHangingReadOfTheStoredOffsetsNeverHoldsThePoll() throws Exception {
+    List<FakeSession> opened = new ArrayList<>();
+    java.util.concurrent.CountDownLatch hang = new java.util.concurrent.CountDownLatch(1);
+    HealingReplicationStream h = new HealingReplicationStream("h2", resumeAfter -> {
+      FakeSession f = new FakeSession();
+      opened.add(f);
+      return f;
+    }, 10, 0, () -> 100L, () -> resume, healing, StoredPositionReads.onOwnThread("h2", () -> {
+      try {
+        hang.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return 250L;
+    }));
+    h.start();
+    FakeSession session = opened.get(opened.size() - 1);
+    h.acknowledgeStoredPositions();
+    long t0 = System.nanoTime();
+    for (int i = 0; i < 20; i++) {
+      session.next.add(new ReplicationEvent.TxBegin(i, Instant.EPOCH));
+      assertEquals(1, h.poll().size(), "polls go on while the read hangs");
+    }
+    assertTrue(System.nanoTime() - t0 < 2_000_000_000L, "no poll waited for the read");
+    assertEquals(List.of(), session.confirmed, "nothing confirmed while the read hangs");
+    hang.countDown();
+    io.pg2lite.testkit.support.Await.until("the confirmation after the read returned", java.time.Duration.ofSeconds(10),
+        () -> {
+          try {
+            h.poll();
+          } catch (InterruptedException e) {
+            throw new IllegalStateException(e);
+          }
+          return session.confirmed.equals(List.of(250L));
+        });
+    h.close();
   }
 
   @Test

@@ -197,4 +197,26 @@ class SchemaDiffTest {
     assertEquals(List.of("update-table-metadata", "add-column"), tags(diff.diff(before, withConstant, "ALTER TABLE")),
         "a constant default gives every replica row its key value at once");
   }
+
+  /**
+   * The same two statements in two transactions, the second before the copy of k completed:
+   * replicas stopped there ("the replica cannot key rows on it"). Now the table is copied again
+   * whole, as when one command does both; once k is copied, the new key is a plain metadata change.
+   */
+  @Test
+  void aNewKeyOnAColumnStillBeingCopiedCopiesTheWholeTableAgain() {
+    PublishedSchema.Column k = new PublishedSchema.Column("k", 2, "timestamptz", "b", null, null, true, "now()");
+    PublishedSchema before = schema(table(1, "t", List.of(col("id", 1, "int4", true), k), pk("t_pkey", "id")));
+    PublishedSchema after = schema(table(1, "t", List.of(col("id", 1, "int4", true), k), pk("t_pkey", "id", "k")));
+    QualifiedName t = new QualifiedName("public", "t");
+    SchemaDiff copyingK = new SchemaDiff(new ProtocolSpecs(true), (table, column) -> table.equals(t) && column.equals("k"));
+    List<SchemaChange> changes = copyingK.diff(before, after, "ALTER TABLE");
+    assertEquals(List.of("drop-table", "create-table"), tags(changes));
+    assertEquals(List.of("id", "k"), List.copyOf(((SchemaChange.CreateTable) changes.get(1)).backfill().keySet()),
+        "every column copied again");
+    assertEquals(List.of("update-table-metadata"), tags(diff.diff(before, after, "ALTER TABLE")),
+        "k copied already: the replica has its values");
+    SchemaDiff copyingOther = new SchemaDiff(new ProtocolSpecs(true), (table, column) -> column.equals("other"));
+    assertEquals(List.of("update-table-metadata"), tags(copyingOther.diff(before, after, "ALTER TABLE")));
+  }
 }

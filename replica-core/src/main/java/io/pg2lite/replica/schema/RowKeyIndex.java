@@ -66,8 +66,9 @@ final class RowKeyIndex {
         // have none yet would all be keyed by NULL and each copied row become a second one. A
         // column of a table being copied whole is complete in every row the replica holds (the
         // live stream writes whole rows); one added with a backfill is NULL in the older rows.
-        // The source re-copies a table keyed on a column its command adds with a backfill, so
-        // only a later key change onto such a column gets here (docs/sink-connector.md).
+        // The source re-copies a table whose new key includes a column still being copied (added
+        // by the same command or an earlier one), so only a log that breaks that rule gets here
+        // (docs/sink-connector.md).
         throw new IllegalArgumentException("table \"" + t.name() + "\": the new row key " + key + " includes column \""
             + k + "\", which is still being backfilled and NULL in rows of the replica; the replica cannot key "
             + "rows on it (resync the replica)");
