@@ -115,9 +115,15 @@ public final class Replica implements AutoCloseable {
   /**
    * Checkpoints the WAL into the main file ({@link ReplicaFile#checkpoint}); false when readers
    * kept part of it there. Never inside a transaction. The prepared statements are closed first:
-   * one left mid-read would hold the file (SQLITE_LOCKED).
+   * one left mid-read would hold the file (SQLITE_LOCKED). A truncating checkpoint (before a swap
+   * closes the replica) first stops the verifications under way: their readers' snapshots would
+   * make it wait the whole busy timeout; their rows stay pending, recorded as not compared when
+   * the file is opened again.
    */
   public boolean checkpoint(boolean truncate) throws ReplicaException {
+    if (truncate) {
+      verifier.close();
+    }
     return sqlValue(() -> {
       closeStatements();
       return file.checkpoint(truncate);

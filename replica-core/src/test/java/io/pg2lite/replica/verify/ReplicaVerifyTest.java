@@ -2,6 +2,7 @@ package io.pg2lite.replica.verify;
 
 import static io.pg2lite.replica.apply.Tables.ITEM;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.message.SchemaChange;
@@ -16,6 +17,7 @@ import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.verify.Buckets;
 import io.pg2lite.protocol.watermark.Watermark;
+import io.pg2lite.replica.apply.ReplicaHarness;
 import io.pg2lite.replica.apply.Tables;
 import java.nio.file.Path;
 import java.time.Instant;
@@ -24,6 +26,9 @@ import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +46,18 @@ class ReplicaVerifyTest {
 
   @TempDir
   Path dir;
+  private final BlockingQueue<VerifyOutcome> outcomes = new LinkedBlockingQueue<>();
+
+  private ReplicaHarness harness(String journalMode) throws Exception {
+    return new ReplicaHarness(dir, journalMode, outcomes::add);
+  }
+
+  /** The next outcome, waiting for the verifier's thread. */
+  private VerifyOutcome outcome() throws InterruptedException {
+    VerifyOutcome o = outcomes.poll(30, TimeUnit.SECONDS);
+    assertNotNull(o, "no verification outcome within 30 s");
+    return o;
+  }
 
   private static Row item(long id) {
     return Row.of("id", Value.of(id), "name", id % 3 == 0 ? Value.NULL : Value.of("item " + id), "price",
@@ -71,14 +88,14 @@ class ReplicaVerifyTest {
 
   @Test
   void aReplicaEqualToTheSourceMatches() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       Verify hashed = new Verify("v2", ITEM, SourceDigests.columns(ITEM_SPEC), Watermark.fromLsn("0/280"), SINCE,
           Verify.Result.COMPARED, null, null, new Buckets.Hashed(4),
           SourceDigests.of(ITEM_SPEC, List.of("id"), new Buckets.Hashed(4), items(1, 10)), 0);
       h.feed(tenItems().begin(2).change(verify(THREE_RANGES, items(1, 10), 0)).change(hashed).commit("0/300")
           .entries());
       for (int i = 0; i < 2; i++) {
-        VerifyOutcome o = h.outcome();
+        VerifyOutcome o = outcome();
         assertEquals(VerifyOutcome.Result.MATCH, o.result(), o.toString());
         assertEquals(10, o.replicaRows());
         assertEquals(Watermark.fromLsn("0/300").toString(), o.watermark(), "the position: the verify's commit");
@@ -90,12 +107,12 @@ class ReplicaVerifyTest {
 
   @Test
   void aCellChangedByHandIsAMismatchNamingItsRange() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(tenItems().entries());
       h.execute("UPDATE item SET name = 'tampered' WHERE id = 6");
       h.feed(ChangeMessages.after("0/200").begin(2).change(verify(THREE_RANGES, items(1, 10), 0)).commit("0/300")
           .entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.MISMATCH, o.result());
       assertEquals(List.of(new VerifyOutcome.BucketDifference(1, "id 5 to 8", 4, 4)), o.differences());
       List<Object> row = h.query(ROW_SQL).get(0);
@@ -106,12 +123,12 @@ class ReplicaVerifyTest {
 
   @Test
   void aRowDeletedByHandIsAMismatchWithItsCounts() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(tenItems().entries());
       h.execute("DELETE FROM item WHERE id = 9");
       h.feed(ChangeMessages.after("0/200").begin(2).change(verify(THREE_RANGES, items(1, 10), 0)).commit("0/300")
           .entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.MISMATCH, o.result());
       assertEquals(List.of(new VerifyOutcome.BucketDifference(2, "id 9 to 10", 2, 1)), o.differences());
       assertEquals(10, o.sourceRows());
@@ -124,13 +141,13 @@ class ReplicaVerifyTest {
   /** Rows a transaction after {@code since} wrote are left out: the source left them out too. */
   @Test
   void rowsWrittenAfterSinceAreLeftOut() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       List<Row> untouched = new ArrayList<>(items(1, 10));
       untouched.removeIf(r -> r.get("id").equals(Value.of(3)));
       h.feed(tenItems().begin(2).update(ITEM, null, Row.of("id", Value.of(3), "name", Value.of("changed")))
           .insert(ITEM, item(11)).commit("0/250")
           .begin(3).change(verify(THREE_RANGES, untouched, 1)).commit("0/300").entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.MATCH, o.result(), String.valueOf(o.detail()));
       assertEquals(9, o.replicaRows());
       assertEquals(Arrays.asList("match", null, 9, 9, 1), h.query(ROW_SQL).get(0).subList(0, 5));
@@ -143,23 +160,23 @@ class ReplicaVerifyTest {
    */
   @Test
   void theDigestIsAtTheVerifysPositionNotAfterTheNextTransaction() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       ChangeMessages m = tenItems().begin(2).change(verify(THREE_RANGES, items(1, 10), 0)).commit("0/300");
       for (int tx = 3; tx < 50; tx++) {
         m.begin(tx).delete(ITEM, Row.of("id", Value.of(tx % 10 + 1))).insert(ITEM, item(tx % 10 + 1))
             .commit("0/" + Integer.toHexString(0x300 + tx));
       }
       h.feed(m.entries());
-      assertEquals(VerifyOutcome.Result.MATCH, h.outcome().result());
+      assertEquals(VerifyOutcome.Result.MATCH, outcome().result());
     }
   }
 
   @Test
   void withoutWalTheDigestIsDoneBeforeTheNextRecord() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "DELETE")) {
+    try (ReplicaHarness h = harness("DELETE")) {
       h.feed(tenItems().begin(2).change(verify(THREE_RANGES, items(1, 10), 0)).commit("0/300").entries());
-      assertEquals(1, h.outcomes.size(), "computed on the applying thread, at the commit");
-      assertEquals(VerifyOutcome.Result.MATCH, h.outcome().result());
+      assertEquals(1, outcomes.size(), "computed on the applying thread, at the commit");
+      assertEquals(VerifyOutcome.Result.MATCH, outcome().result());
       assertEquals("match", h.query(ROW_SQL).get(0).get(0));
     }
   }
@@ -172,14 +189,14 @@ class ReplicaVerifyTest {
     TableSpec spec = new TableSpec("public", "bk", cols, List.of("id"));
     Relation bk = new Relation("public", "bk", RowKey.of("id"));
     Buckets.Hashed one = new Buckets.Hashed(1);
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(ChangeMessages.after("0/50").begin(1).change(new SchemaChange.CreateTable(spec, null,
               Map.of("v", new BackfillId(2)))).insert(bk, Row.of("id", Value.of(1))).commit("0/100")
           .begin(2).change(new Verify("v1", bk, List.of("id", "v"), Watermark.fromLsn("0/150"),
               Watermark.fromLsn("0/100"), Verify.Result.COMPARED, null, null, one,
               SourceDigests.of(spec, List.of("id"), one, List.of(Row.of("id", Value.of(1), "v", Value.of("x")))), 0))
           .commit("0/200").entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.NOT_COMPARABLE, o.result());
       assertEquals("the replica is still backfilling column v", o.detail());
       assertEquals(List.of("not-comparable", "the replica is still backfilling column v"),
@@ -189,11 +206,11 @@ class ReplicaVerifyTest {
 
   @Test
   void aTableTheSourceCouldNotCompareIsRecordedAsNotComparable() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(tenItems().begin(2).change(new Verify("v1", ITEM, SourceDigests.columns(ITEM_SPEC),
           Watermark.fromLsn("0/280"), SINCE, Verify.Result.NOT_COMPARABLE, "truncated while it was read", null, null,
           null, 0)).commit("0/300").entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.NOT_COMPARABLE, o.result());
       assertEquals(Arrays.asList("not-comparable", "the source could not compare it: truncated while it was read", null,
           null, null), h.query(ROW_SQL).get(0).subList(0, 5));
@@ -203,11 +220,11 @@ class ReplicaVerifyTest {
   @Test
   void aTableTheReplicaLacksIsNotComparable() throws Exception {
     Relation missing = new Relation("public", "nowhere", RowKey.of("id"));
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(tenItems().begin(2).change(new Verify("v1", missing, List.of("id"), Watermark.fromLsn("0/280"), SINCE,
           Verify.Result.COMPARED, null, null, new Buckets.Hashed(1), List.of(new Verify.Digest(0,
               "0".repeat(32))), 0)).commit("0/300").entries());
-      VerifyOutcome o = h.outcome();
+      VerifyOutcome o = outcome();
       assertEquals(VerifyOutcome.Result.NOT_COMPARABLE, o.result());
       assertEquals("the replica has no table public.nowhere", o.detail());
     }
@@ -215,7 +232,7 @@ class ReplicaVerifyTest {
 
   @Test
   void aVerificationPendingAtRestartIsRecordedAsNotCompared() throws Exception {
-    try (VerifyHarness h = new VerifyHarness(dir, "WAL")) {
+    try (ReplicaHarness h = harness("WAL")) {
       h.feed(tenItems().entries());
       h.replica.close();
       // What a stop between the verify's commit and its outcome leaves: the row, pending.
