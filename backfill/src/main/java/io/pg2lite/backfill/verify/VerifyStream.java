@@ -217,6 +217,13 @@ public final class VerifyStream implements AutoCloseable {
   }
 
   private void finish(Verify done) {
+    if (done.result() == Verify.Result.COMPARED) {
+      LOG.info("Verification {} of {}: {} rows in {} buckets from the snapshot at {} ({} rows changed since {} left out)",
+          done.id(), done.relation().table(), done.digests().stream().mapToLong(Verify.Digest::rows).sum(),
+          done.digests().size(), done.snapshot(), done.excluded(), done.since());
+    } else {
+      LOG.info("Verification {} of {}: not comparable: {}", done.id(), done.relation().table(), done.reason());
+    }
     VerifyRequest rest = requests.removeFirst().without(run.name);
     if (rest.tables().isEmpty()) {
       LOG.info("Verification {} written for every table it names", rest.id());
@@ -226,13 +233,6 @@ public final class VerifyStream implements AutoCloseable {
     jsonStale = true;
     run.close();
     run = null;
-    if (done.result() == Verify.Result.COMPARED) {
-      LOG.info("Verification {} of {}: {} rows in {} buckets from the snapshot at {} ({} rows changed since {} left out)",
-          done.id(), done.relation().table(), done.digests().stream().mapToLong(Verify.Digest::rows).sum(),
-          done.digests().size(), done.snapshot(), done.excluded(), done.since());
-    } else {
-      LOG.info("Verification {} of {}: not comparable: {}", done.id(), done.relation().table(), done.reason());
-    }
   }
 
   /** One table being verified: from its start at a boundary to its message. */
@@ -251,6 +251,8 @@ public final class VerifyStream implements AutoCloseable {
     TableSnapshot snapshot;
     TableDigests digests;
     CompletableFuture<Void> work;
+    /** Set when the run ends before its read: the read stops at its next batch. */
+    volatile boolean abandoned;
     long pacedFrom;
     long pacedRows;
 
@@ -282,7 +284,7 @@ public final class VerifyStream implements AutoCloseable {
 
     /** Sleeps as long as the rows read so far are ahead of the cap. */
     private void pace(long rows) {
-      if (closed) {
+      if (closed || abandoned) {
         throw new IllegalStateException("the source is stopping");
       }
       pacedRows += rows;
@@ -384,7 +386,8 @@ public final class VerifyStream implements AutoCloseable {
     Verify advance() {
       if (work != null) {
         if (!work.isDone()) {
-          return null;
+          // Not comparable already: answer now, the read stops at its next batch (close()).
+          return reason != null ? notComparable() : null;
         }
         CompletableFuture<Void> finished = work;
         work = null;
@@ -432,6 +435,7 @@ public final class VerifyStream implements AutoCloseable {
 
     /** Ends the snapshot after any work on it: on the worker, which runs its tasks in turn. */
     void close() {
+      abandoned = true;
       if (work != null && worker != null) {
         worker.execute(this::closeSnapshot);
       } else {
