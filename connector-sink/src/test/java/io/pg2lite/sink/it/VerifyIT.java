@@ -152,7 +152,7 @@ class VerifyIT {
       p.db.execute("CREATE TABLE slow (id int PRIMARY KEY, v text)",
           "INSERT INTO slow SELECT g, 'v' || g FROM generate_series(1, 60000) g",
           "CREATE TABLE late (id int PRIMARY KEY, v text)",
-          "INSERT INTO late SELECT g, 'v' || g FROM generate_series(1, 200000) g",
+          "INSERT INTO late SELECT g, 'v' || g FROM generate_series(1, 100000) g",
           "CREATE PUBLICATION vf_ddl_pub FOR TABLE slow");
       // Reads of copies and verifications at 20,000 rows/s: the 60,000-row verification takes 3 s.
       p.startSource(Map.of("backfill.max.rows.per.second", "20000"));
@@ -160,7 +160,7 @@ class VerifyIT {
       p.startSink("a", replica);
       p.awaitBackfilled(replica, "slow", LONG);
 
-      p.db.execute("ALTER PUBLICATION vf_ddl_pub ADD TABLE late"); // a 10-s copy at that rate
+      p.db.execute("ALTER PUBLICATION vf_ddl_pub ADD TABLE late"); // a 5-s copy at that rate
       String during = request(p, "SELECT pg2lite.verify('{late,slow}')");
       Map<String, List<String>> r = awaitAnswered(replica, during, 2);
       assertEquals("not-comparable", r.get("public.late").get(0), "being backfilled: " + r.get("public.late"));
@@ -213,6 +213,45 @@ class VerifyIT {
           answers.add(r.get(2) + "/" + r.get(3));
         }
         assertEquals(1, answers.stream().distinct().count(), "the same digests, rows and rows left out: " + answers);
+      }
+    }
+  }
+
+  @Test
+  void withVerifyMismatchFailADifferenceStopsTheSinkAndTheFollower(TestStack stack) throws Exception {
+    try (Pipeline p = new Pipeline(stack, "vf_fail")) {
+      p.db.execute("CREATE TABLE t (id int PRIMARY KEY, v text)",
+          "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 500) g", "CREATE PUBLICATION vf_fail_pub FOR TABLE t");
+      p.startSource();
+      Path replica = p.files.newFile("fail");
+      Path followed = p.files.newFile("fail-follower");
+      String sink = p.startSink("a", replica, Map.of("verify.mismatch", "fail"));
+      Map<String, String> settings = new HashMap<>();
+      settings.put("topic", p.topic);
+      settings.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
+      settings.put("replica.path", followed.toString());
+      settings.put("verify.mismatch", "fail");
+      try (Follower follower = Follower.start(settings)) {
+        for (Path r : List.of(replica, followed)) {
+          p.awaitBackfilled(r, "t", LONG);
+        }
+        String first = request(p, "SELECT pg2lite.verify()");
+        for (Path r : List.of(replica, followed)) {
+          assertEquals("match", awaitAnswered(r, first, 1).get("public.t").get(0));
+        }
+        for (Path r : List.of(replica, followed)) {
+          try (Connection lite = io.pg2lite.testkit.sqlite.SqliteFiles.open(r); Statement s = lite.createStatement()) {
+            s.executeUpdate("UPDATE t SET v = 'tampered' WHERE id = 42");
+          }
+        }
+        String id = request(p, "SELECT pg2lite.verify()");
+        p.db.execute("INSERT INTO t VALUES (501, 'after')"); // the next put meets the failure
+        String failure = p.worker.rest().awaitFailed(sink, LONG).failure();
+        assertTrue(failure.contains("table public.t different from Postgres"), failure);
+        Await.until("the follower stopped", LONG, () -> follower.state() == Follower.State.FAILED);
+        assertTrue(follower.failure().orElseThrow().getMessage().contains("public.t"),
+            follower.failure().orElseThrow().getMessage());
+        assertEquals("mismatch", awaitAnswered(replica, id, 1).get("public.t").get(0), "recorded before it stopped");
       }
     }
   }
