@@ -187,6 +187,20 @@ public final class BackfillStream implements AutoCloseable {
     return state.required().stream().anyMatch(r -> r.table().equals(table) && r.columns().containsKey(column));
   }
 
+  /**
+   * The watermark a transaction written now, between transactions, would take (the next minor of
+   * the last commit written, as a backfill transaction's), or null while none may be written
+   * ({@link #holdUntilCommitAtOrAbove}). For other low-priority transactions: verifications.
+   */
+  public Watermark nextTransactionWatermark() {
+    return holdUntil != null ? null : lastWritten.nextMinor();
+  }
+
+  /** Whether a copy of (any column of) {@code table} is required or under way, as of the entries observed. */
+  public boolean isCopyingAny(io.pg2lite.protocol.schema.QualifiedName table) {
+    return state.required().stream().anyMatch(r -> r.table().equals(table));
+  }
+
   public boolean hasWork() {
     dropCancelled();
     long now = clockMillis.getAsLong();

@@ -9,6 +9,7 @@ import io.pg2lite.replica.file.ReplicaState;
 import io.pg2lite.connect.kafka.ChangeLogView;
 import io.pg2lite.replica.follow.ReplicaFollowing;
 import io.pg2lite.replica.lineage.ChangeLogRecord;
+import io.pg2lite.replica.verify.VerifyReport;
 import io.pg2lite.sink.config.SinkConfig;
 import io.pg2lite.snapshot.s3.SnapshotStores;
 import io.pg2lite.connect.kafka.ChangeLogAdmin;
@@ -51,6 +52,10 @@ import org.apache.kafka.connect.sink.SinkTaskContext;
  * <p>With {@code kafka.bootstrap.servers}, a {@link StalledReaderWatch} reports a hanging Kafka
  * transaction on the change log, which the sink, reading read_committed, would otherwise sit behind
  * in silence (and aborts it with {@code hanging.transactions.abort=true}; ADR 0038).
+ *
+ * <p>Verifications (ADR 0040) complete on the replica's verifier thread; with
+ * {@code verify.mismatch=fail} a mismatch fails the task at the next {@link #put}, before that
+ * batch is applied: everything committed stays, and the task resumes from there once restarted.
  */
 public class Pg2liteSinkTask extends SinkTask {
   /** How long start-up waits for the replica's writer lock: a previous task of this connector stopping. */
@@ -66,6 +71,8 @@ public class Pg2liteSinkTask extends SinkTask {
   private boolean rewound;
   /** Reports a hanging Kafka transaction the sink stalls behind; null without an admin client or {@code topics}. */
   private StalledReaderWatch hanging;
+  /** Logs and counts verification outcomes, and keeps a mismatch to fail on ({@code verify.mismatch}). */
+  private VerifyReport verify;
 
   @Override
   public String version() {
@@ -92,6 +99,8 @@ public class Pg2liteSinkTask extends SinkTask {
     }
     metrics = SinkMetrics.register(connector, this::logEnd);
     metrics.publishThroughWorker(context, SinkTaskContext.class);
+    verify = new VerifyReport(config.verifyMismatch);
+    metrics.verify(verify);
     if (admin != null && log.isPresent()) {
       hanging = StalledReaderWatch.start(new HangingTransactionWatch.Settings("sink connector " + connector,
           config.kafkaBootstrapServers, config.hangingTransactionsAbort, SinkConfig.HANGING_ABORT_CONFIG),
@@ -99,7 +108,8 @@ public class Pg2liteSinkTask extends SinkTask {
       metrics.hangingTransactions(hanging.watch());
     }
     try {
-      replica = ReplicaFollowing.open(SnapshotStores.followSettings("sink connector " + connector, config.replica),
+      replica = ReplicaFollowing.open(SnapshotStores.followSettings("sink connector " + connector, config.replica)
+              .withVerify(verify),
           admin == null ? ChangeLogView.UNKNOWN : admin,
           log.map(TopicPartition::topic).orElse(null), 0,
           (topic, partition, offset) -> context.offset(new TopicPartition(topic, partition), offset), LOCK_WAIT);
@@ -162,6 +172,9 @@ public class Pg2liteSinkTask extends SinkTask {
 
   @Override
   public void put(Collection<SinkRecord> records) {
+    verify.mismatch().ifPresent(m -> {
+      throw new ConnectException(m);
+    });
     if (hanging != null && !records.isEmpty()) {
       hanging.delivered(); // not stalled, whatever becomes of the batch
     }

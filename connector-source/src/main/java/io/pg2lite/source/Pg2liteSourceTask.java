@@ -163,7 +163,11 @@ public class Pg2liteSourceTask extends SourceTask {
       TransactionAssembler assembled = new TransactionAssembler(state.position(), state.schema());
       upstream = streams.replication(config, () -> storedOfLineage(assembled.position()),
           () -> assembled.position().toOffset());
-      mux = new StreamMultiplexer(streams.backfill(config, state, clock::millis), state.position().backfills());
+      io.pg2lite.backfill.BackfillStream backfill = streams.backfill(config, state, clock::millis);
+      mux = new StreamMultiplexer(backfill, state.position().backfills(),
+          streams.verify(config, state, backfill::isCopyingAny, clock::millis));
+      StreamMultiplexer verifying = mux;
+      assembled.onVerifyRequest(verifying::verify);
       state.schema().watchCopies(mux::copying);
       upstream.start();
       synchronized (lifecycle) { // stop() may run meanwhile, from Connect's thread

@@ -93,6 +93,18 @@ final class PostgresKafkaWiring implements SourceWiring {
         .holdUntilCommitAtOrAbove(state.backfillHold()).openInBackground();
   }
 
+  @Override
+  public io.pg2lite.backfill.verify.VerifyStream verify(SourceConfig config, SourceStartup.State state,
+      java.util.function.Predicate<io.pg2lite.protocol.schema.QualifiedName> beingCopied, LongSupplier clockMillis) {
+    PostgresConnector postgres = postgres(config).backfillConnector();
+    String slotPrefix = config.slot.length() > 40 ? config.slot.substring(0, 40) : config.slot;
+    return new io.pg2lite.backfill.verify.VerifyStream(
+        new io.pg2lite.backfill.postgres.PostgresVerifySource(postgres, slotPrefix, config.backfillBatchRows * 4),
+        state.schema()::verifyTable, state.schema()::publishedTables, beingCopied, state.position().lastCommit(),
+        state.position().verifies(), clockMillis)
+        .every(config.verifyIntervalMs).maxRowsPerSecond(config.backfillMaxRowsPerSecond).readInBackground();
+  }
+
   /** A short connection per reading (the metrics read at most one every 5 s). */
   @Override
   public SlotReading slot(SourceConfig config) {

@@ -46,6 +46,15 @@ interface SourceWiring {
   /** The backfill stream resuming the backfills stored in {@code state}'s position. */
   BackfillStream backfill(SourceConfig config, SourceStartup.State state, LongSupplier clockMillis);
 
+  /**
+   * The verifications, resuming the requests stored in {@code state}'s position, or null when the
+   * source does not verify (tests' wirings).
+   */
+  default io.pg2lite.backfill.verify.VerifyStream verify(SourceConfig config, SourceStartup.State state,
+      java.util.function.Predicate<io.pg2lite.protocol.schema.QualifiedName> beingCopied, LongSupplier clockMillis) {
+    return null;
+  }
+
   /** The slot as the metrics show it; {@link SlotReading#UNKNOWN} when it cannot be read. */
   SlotReading slot(SourceConfig config);
 

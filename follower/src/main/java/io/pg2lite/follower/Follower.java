@@ -12,6 +12,7 @@ import io.pg2lite.replica.ReplicaException;
 import io.pg2lite.replica.file.ReplicaState;
 import io.pg2lite.replica.follow.ReplicaFollowing;
 import io.pg2lite.replica.lineage.ChangeLogRecord;
+import io.pg2lite.replica.verify.VerifyReport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -49,6 +50,9 @@ import org.slf4j.LoggerFactory;
  * offset; a permanent one (bad input, a gap without {@code resync.auto}) ends the follower in
  * {@link State#FAILED}, nothing committed lost, with the fault in {@link #failure()}; waiters
  * are woken with it. {@link #close} is clean at any point: what is not committed rolls back.
+ * A verification that finds the replica different from Postgres (ADR 0040) is logged and counted;
+ * with {@code verify.mismatch=fail} it ends the follower FAILED at the next turn of its loop,
+ * naming the table, with everything committed kept.
  */
 public final class Follower implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(Follower.class);
@@ -94,10 +98,13 @@ public final class Follower implements AutoCloseable {
   private final FollowerMetrics metrics;
   /** Written by the following thread, read by JMX threads (StageTimes locks). */
   private final StageTimes stages = ReplicaStages.create();
+  /** Logs and counts verification outcomes (on the replica's verifier thread), and keeps a mismatch to fail on. */
+  private final VerifyReport verify;
 
   private Follower(FollowerConfig config, ChangeLogAdmin view, ReplicaFollowing replica,
-      KafkaConsumer<byte[], byte[]> consumer, TopicPartition log) {
+      KafkaConsumer<byte[], byte[]> consumer, TopicPartition log, VerifyReport verify) {
     this.config = config;
+    this.verify = verify;
     this.view = view;
     this.replica = replica;
     this.consumer = consumer;
@@ -107,7 +114,7 @@ public final class Follower implements AutoCloseable {
     this.metrics = FollowerMetrics.register(config.name, new FollowerMetrics.Figures(() -> state.name(),
         () -> position.watermark(), () -> position.offset(), this::lag, replica::fullSince,
         () -> replica.lineageFigures().strandedSince(), this::snapshotFailingSince,
-        () -> replica.restoredFrom().orElse(-1), stages));
+        () -> replica.restoredFrom().orElse(-1), stages, verify));
   }
 
   /** {@link #start(FollowerConfig)} from settings as a properties file or flags give them. */
@@ -133,15 +140,16 @@ public final class Follower implements AutoCloseable {
     TopicPartition log = new TopicPartition(config.topic, 0);
     KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(consumerProps(config), new ByteArrayDeserializer(),
         new ByteArrayDeserializer());
+    VerifyReport verify = new VerifyReport(config.verifyMismatch);
     ReplicaFollowing replica;
     try {
-      replica = ReplicaFollowing.open(FollowerSettings.of(config), view, config.topic, 0,
+      replica = ReplicaFollowing.open(FollowerSettings.of(config).withVerify(verify), view, config.topic, 0,
           (topic, partition, offset) -> consumer.seek(new TopicPartition(topic, partition), offset), Duration.ZERO);
     } catch (RuntimeException | InterruptedException e) {
       consumer.close(Duration.ZERO);
       throw e;
     }
-    Follower f = new Follower(config, view, replica, consumer, log);
+    Follower f = new Follower(config, view, replica, consumer, log, verify);
     replica.restoredFrom().ifPresent(o -> LOG.info("Follower {}: replica {} restored from the snapshot at offset {}",
         config.name, config.replica.replicaPath, o));
     f.thread.start();
@@ -173,6 +181,10 @@ public final class Follower implements AutoCloseable {
         }
         if (!polled.isEmpty()) {
           apply(polled.records(log));
+        }
+        Optional<String> mismatch = verify.mismatch();
+        if (mismatch.isPresent()) {
+          throw new IllegalStateException(mismatch.get());
         }
         if (assigned) {
           OptionalLong lag = consumer.currentLag(log);

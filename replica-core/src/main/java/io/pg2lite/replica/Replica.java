@@ -1,5 +1,6 @@
 package io.pg2lite.replica;
 
+import io.pg2lite.protocol.message.Verify;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.replica.changelog.RowChangeLog;
 import io.pg2lite.replica.file.ReplicaFile;
@@ -11,9 +12,17 @@ import io.pg2lite.replica.merge.KeyChange;
 import io.pg2lite.replica.rows.RowWriter;
 import io.pg2lite.replica.schema.ReplicaSchema;
 import io.pg2lite.replica.schema.TableCopies;
+import io.pg2lite.replica.verify.ReplicaVerifier;
+import io.pg2lite.replica.verify.VerifyListener;
+import io.pg2lite.replica.verify.VerifyRows;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A replica: the file, its schema, its row writers and the backfill merge, behind the operations
@@ -27,33 +36,56 @@ import java.sql.SQLException;
  * the {@link RowChangeLog}. Pending batched inserts run before a close; every prepared statement
  * is closed before a schema change and after a rollback, since it was prepared against the old
  * schema.
+ *
+ * <p>Verifications: a committed upstream transaction that carried {@code verify} messages hands
+ * them over ({@link #verifyOnCommit}); they wait for the SQLite commit that makes them durable,
+ * and {@link #commit} then hands them to the {@link ReplicaVerifier} before it returns, so its
+ * reader is pinned at that commit and no later one. A rollback forgets them with the transaction.
  */
 public final class Replica implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(Replica.class);
   private final ReplicaFile file;
   private final Statements statements;
   private final ReplicaSchema schema;
   private final RowChangeLog changeLog;
   private final RowWriter rows;
   private final BackfillMerge backfill;
+  private final ReplicaVerifier verifier;
+  /** Verify messages of upstream transactions committed in the open SQLite transaction, by commit watermark. */
+  private final List<Verifying> uncommittedVerifies = new ArrayList<>();
   /** The upstream transaction begun and not yet ended; null between them. */
   private ReplicaTransaction open;
 
-  private Replica(ReplicaFile file) throws SQLException {
+  private record Verifying(String watermark, List<Verify> verifies) {}
+
+  private Replica(ReplicaFile file, int busyTimeoutMs, VerifyListener verify) throws SQLException {
     this.file = file;
     this.statements = new Statements(file.connection());
     this.schema = new ReplicaSchema(file.connection());
     this.changeLog = new RowChangeLog(statements);
     this.rows = new RowWriter(statements, schema, changeLog, new KeyChange(statements, changeLog));
     this.backfill = new BackfillMerge(statements, schema, changeLog);
+    int stopped = VerifyRows.markRestarted(file.connection(), Instant.now());
+    if (stopped > 0) {
+      LOG.info("{} verified table(s) of {} were pending when the replica last stopped: recorded as not compared",
+          stopped, file.path());
+    }
+    this.verifier = new ReplicaVerifier(file.path(), file.wal(), busyTimeoutMs, verify);
   }
 
-  /** Opens (creating if needed) the replica at {@code path}. */
+  /** Opens (creating if needed) the replica at {@code path}; its verifications are only logged. */
   public static Replica open(Path path, String journalMode, String synchronous, int busyTimeoutMs)
       throws ReplicaException {
+    return open(path, journalMode, synchronous, busyTimeoutMs, VerifyListener.LOG);
+  }
+
+  /** Opens (creating if needed) the replica at {@code path}; {@code verify} is told each verification's outcome. */
+  public static Replica open(Path path, String journalMode, String synchronous, int busyTimeoutMs,
+      VerifyListener verify) throws ReplicaException {
     try {
       ReplicaFile f = ReplicaFile.open(path, journalMode, synchronous, busyTimeoutMs);
       try {
-        return new Replica(f);
+        return new Replica(f, busyTimeoutMs, verify);
       } catch (SQLException | RuntimeException e) {
         f.close();
         throw e;
@@ -83,9 +115,15 @@ public final class Replica implements AutoCloseable {
   /**
    * Checkpoints the WAL into the main file ({@link ReplicaFile#checkpoint}); false when readers
    * kept part of it there. Never inside a transaction. The prepared statements are closed first:
-   * one left mid-read would hold the file (SQLITE_LOCKED).
+   * one left mid-read would hold the file (SQLITE_LOCKED). A truncating checkpoint (before a swap
+   * closes the replica) first stops the verifications under way: their readers' snapshots would
+   * make it wait the whole busy timeout; their rows stay pending, recorded as not compared when
+   * the file is opened again.
    */
   public boolean checkpoint(boolean truncate) throws ReplicaException {
+    if (truncate) {
+      verifier.close();
+    }
     return sqlValue(() -> {
       closeStatements();
       return file.checkpoint(truncate);
@@ -145,6 +183,18 @@ public final class Replica implements AutoCloseable {
           + ": it would split it");
     }
     sql(file::commit);
+    for (Verifying v : uncommittedVerifies) {
+      verifier.verifyAt(v.watermark(), v.verifies());
+    }
+    uncommittedVerifies.clear();
+  }
+
+  /**
+   * The upstream transaction committed at {@code watermark} (in the SQLite transaction) carried
+   * {@code verifies}: they are verified once {@link #commit} makes it durable.
+   */
+  void verifyOnCommit(String watermark, List<Verify> verifies) {
+    uncommittedVerifies.add(new Verifying(watermark, List.copyOf(verifies)));
   }
 
   /**
@@ -161,6 +211,7 @@ public final class Replica implements AutoCloseable {
     }
     changeLog.discard();
     rows.discard();
+    uncommittedVerifies.clear();
     sql(() -> {
       try {
         file.rollback();
@@ -173,6 +224,7 @@ public final class Replica implements AutoCloseable {
 
   @Override
   public void close() throws ReplicaException {
+    verifier.close();
     sql(() -> {
       closeStatements();
       file.close();

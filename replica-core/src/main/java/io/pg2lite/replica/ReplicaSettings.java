@@ -1,5 +1,6 @@
 package io.pg2lite.replica;
 
+import io.pg2lite.replica.verify.VerifyListener;
 import java.nio.file.Path;
 
 /**
@@ -10,12 +11,26 @@ import java.nio.file.Path;
  * @param maxSizeBytes the size cap ({@link Replica#limitSize}), 0 for none
  * @param maxTransactionsPerCommit how many upstream transactions one SQLite transaction may hold
  *     (the applier's coalescing), for whoever builds the applier
+ * @param verify told the outcome of every verification the replica computes
+ *     ({@link io.pg2lite.replica.verify.ReplicaVerifier})
  */
 public record ReplicaSettings(String journalMode, String synchronous, int busyTimeoutMs, long maxSizeBytes,
-    int maxTransactionsPerCommit) {
+    int maxTransactionsPerCommit, VerifyListener verify) {
+  /** Settings whose verifications are only logged ({@link VerifyListener#LOG}). */
+  public ReplicaSettings(String journalMode, String synchronous, int busyTimeoutMs, long maxSizeBytes,
+      int maxTransactionsPerCommit) {
+    this(journalMode, synchronous, busyTimeoutMs, maxSizeBytes, maxTransactionsPerCommit, VerifyListener.LOG);
+  }
+
+  /** The same settings, verifications told to {@code listener}. */
+  public ReplicaSettings withVerify(VerifyListener listener) {
+    return new ReplicaSettings(journalMode, synchronous, busyTimeoutMs, maxSizeBytes, maxTransactionsPerCommit,
+        listener);
+  }
+
   /** Opens (creating if needed) the replica at {@code path}, size cap set; closed again if that fails. */
   public Replica open(Path path) throws ReplicaException {
-    Replica replica = Replica.open(path, journalMode, synchronous, busyTimeoutMs);
+    Replica replica = Replica.open(path, journalMode, synchronous, busyTimeoutMs, verify);
     try {
       replica.limitSize(maxSizeBytes);
       return replica;

@@ -3,6 +3,7 @@ package io.pg2lite.replica;
 import io.pg2lite.protocol.message.Change;
 import io.pg2lite.protocol.message.DataChange;
 import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.message.Verify;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.replica.changelog.RowChangeLog;
 import io.pg2lite.replica.file.ReplicaFile;
@@ -10,7 +11,10 @@ import io.pg2lite.replica.file.ReplicaState;
 import io.pg2lite.replica.merge.BackfillMerge;
 import io.pg2lite.replica.rows.RowWriter;
 import io.pg2lite.replica.schema.ReplicaSchema;
+import io.pg2lite.replica.verify.VerifyRows;
 import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One upstream transaction being applied to a replica ({@link Replica#begin}): its changes,
@@ -31,6 +35,12 @@ import java.sql.SQLException;
  * whatever follows sees them; every prepared statement is closed before a schema change, since it
  * was prepared against the old schema; a rollback forgets pending inserts and change-log records,
  * and reloads the schema if the transaction changed it.
+ *
+ * <p>A {@code verify} message changes no row: it is kept until {@link #commit}, which records it
+ * as pending in {@code _pg2lite.verify} at the commit's watermark (known only then), in the
+ * savepoint with the state row, and hands it to the replica to verify once SQLite has committed.
+ * Whoever applies must then commit SQLite at once ({@link #verifies()}), so the position verified
+ * is this transaction's and no later one.
  */
 public final class ReplicaTransaction {
   private final Replica replica;
@@ -40,6 +50,7 @@ public final class ReplicaTransaction {
   private final RowWriter rows;
   private final BackfillMerge backfill;
   private final Watermark watermark;
+  private final List<Verify> verifies = new ArrayList<>();
   private boolean schemaChanged;
   private boolean ended;
 
@@ -72,6 +83,8 @@ public final class ReplicaTransaction {
         replica.closeStatements();
         schema.apply(s);
         schemaChanged = true;
+      } else if (change instanceof Verify v) {
+        verifies.add(v);
       } else {
         throw new IllegalStateException("unhandled change " + change.tag());
       }
@@ -90,9 +103,20 @@ public final class ReplicaTransaction {
     Replica.sql(() -> {
       rows.flush();
       changeLog.commit(state.lastCommit());
+      for (Verify v : verifies) {
+        VerifyRows.insertPending(file.connection(), v, state.watermark());
+      }
       file.writeState(state);
       file.releaseSavepoint();
     });
+    if (!verifies.isEmpty()) {
+      replica.verifyOnCommit(state.watermark(), verifies);
+    }
+  }
+
+  /** Whether the transaction carries {@code verify} messages: then SQLite must commit right after it. */
+  public boolean verifies() {
+    return !verifies.isEmpty();
   }
 
   /** Discards the transaction, keeping the earlier ones of the SQLite transaction. */

@@ -17,7 +17,9 @@
  *   <li>{@code merge}: the backfill merge rule (copied rows, and key changes onto copied rows);</li>
  *   <li>{@code rows}: the live stream's row writes (upserts, updates, deletes, truncates);</li>
  *   <li>{@code snapshot}: copies of the replica in a store, taken beside the apply loop and
- *       restored into a missing replica.</li>
+ *       restored into a missing replica;</li>
+ *   <li>{@code verify}: the replica's digests of its tables at the exact position of a
+ *       {@code verify} message, compared with the source's (ADR 0040), beside the apply loop.</li>
  * </ul>
  */
 package io.pg2lite.replica;

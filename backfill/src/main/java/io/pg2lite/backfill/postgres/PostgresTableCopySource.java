@@ -107,11 +107,20 @@ public final class PostgresTableCopySource implements TableCopySource {
   }
 
   private SharedSnapshot takeSnapshot() throws SQLException {
+    return take(postgres, slotPrefix + "_bf_", clock);
+  }
+
+  /**
+   * A new snapshot at an exact LSN (a temporary slot named {@code slotStem} and a number), with
+   * the publication's row filters, followed by the marker message; the verification's snapshots
+   * are taken the same way.
+   */
+  static SharedSnapshot take(PostgresConnector postgres, String slotStem, LongSupplier clock) throws SQLException {
     Connection snapshot = postgres.connect();
     try {
       Watermark watermark;
       try (Connection walsender = postgres.connectForReplication()) {
-        String slot = slotPrefix + "_bf_" + System.currentTimeMillis() + "_" + ThreadLocalRandom.current().nextInt(1000);
+        String slot = slotStem + System.currentTimeMillis() + "_" + ThreadLocalRandom.current().nextInt(1000);
         String snapshotName;
         Lsn consistentPoint;
         try (Statement s = walsender.createStatement();

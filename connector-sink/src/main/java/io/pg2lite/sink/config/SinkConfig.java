@@ -4,6 +4,7 @@ import java.util.Map;
 import io.pg2lite.connect.config.KafkaClientSettings;
 import io.pg2lite.connect.config.ReplicaConfig;
 import io.pg2lite.connect.config.RetrySettings;
+import io.pg2lite.replica.verify.MismatchPolicy;
 import org.apache.kafka.common.config.AbstractConfig;
 import org.apache.kafka.common.config.ConfigDef;
 import org.apache.kafka.common.config.ConfigDef.Importance;
@@ -42,6 +43,8 @@ public final class SinkConfig {
       + "records are dropped, and a pg2lite source sends them again (it stored no offset of them). The abort needs "
       + "Alter (or ClusterAction) on the Cluster for the sink's own admin client (kafka.*).";
 
+  public static final String VERIFY_MISMATCH_CONFIG = MismatchPolicy.CONFIG;
+
   public static final String SNAPSHOT_DIR_CONFIG = ReplicaConfig.SNAPSHOT_DIR_CONFIG;
   private static final String SNAPSHOT_DIR_DOC = "Directory of the replica snapshots, shared by every sink and "
       + "follower of this change log (a local directory, or a mount every worker sees). Empty (the default): no "
@@ -58,7 +61,10 @@ public final class SinkConfig {
         .define(KAFKA_BOOTSTRAP_CONFIG, Type.STRING, "", Importance.HIGH, KAFKA_BOOTSTRAP_DOC,
             ReplicaConfig.GROUP_REPLICA, 6, Width.LONG, "Kafka bootstrap servers")
         .define(HANGING_ABORT_CONFIG, Type.BOOLEAN, false, Importance.LOW, HANGING_ABORT_DOC,
-            ReplicaConfig.GROUP_FAULTS, 3, Width.SHORT, "Abort hanging Kafka transactions");
+            ReplicaConfig.GROUP_FAULTS, 3, Width.SHORT, "Abort hanging Kafka transactions")
+        .define(VERIFY_MISMATCH_CONFIG, Type.STRING, "log", ConfigDef.ValidString.in(MismatchPolicy.names()),
+            Importance.MEDIUM, MismatchPolicy.DOC, ReplicaConfig.GROUP_FAULTS, 4, Width.SHORT,
+            "On a verification mismatch");
     return ReplicaConfig.define(def, new ReplicaConfig.Wording(REPLICA_PATH_DOC, SNAPSHOT_DIR_DOC, 3_600_000L, 1000L));
   }
 
@@ -68,6 +74,9 @@ public final class SinkConfig {
 
   /** Abort a hanging transaction on the change log, not only report it. */
   public final boolean hangingTransactionsAbort;
+
+  /** What a verification that finds the replica different from Postgres does. */
+  public final MismatchPolicy verifyMismatch;
 
   /** The settings the sink shares with the followers, snapshot stores included. */
   public final ReplicaConfig replica;
@@ -79,6 +88,7 @@ public final class SinkConfig {
     kafkaBootstrapServers = c.getString(KAFKA_BOOTSTRAP_CONFIG);
     kafkaClientProps = kafkaClientProps(props);
     hangingTransactionsAbort = c.getBoolean(HANGING_ABORT_CONFIG);
+    verifyMismatch = MismatchPolicy.of(c.getString(VERIFY_MISMATCH_CONFIG));
     if (r.hasSnapshotStore() && kafkaBootstrapServers.isEmpty()) {
       throw new org.apache.kafka.common.config.ConfigException(r.snapshotDir != null ? SNAPSHOT_DIR_CONFIG
           : ReplicaConfig.S3_BUCKET_CONFIG, r.snapshotDir != null ? r.snapshotDir.toString() : r.s3.get().bucket(),

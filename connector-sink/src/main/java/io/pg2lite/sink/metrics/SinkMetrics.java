@@ -6,6 +6,7 @@ import io.pg2lite.connect.ThrottledReading;
 import io.pg2lite.connect.kafka.hanging.HangingTransactionWatchMBean;
 import io.pg2lite.connect.metrics.FlowMetrics;
 import io.pg2lite.protocol.progress.BackfillProgress;
+import io.pg2lite.replica.verify.VerifyFigures;
 import java.time.Instant;
 import java.util.function.LongSupplier;
 import javax.management.ObjectName;
@@ -28,6 +29,7 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   private volatile ThrottledReading<Long> freeBytes = ThrottledReading.ofLong(() -> -1);
   private volatile LineageFigures lineage = LineageFigures.NONE;
   private volatile HangingTransactionWatchMBean hanging;
+  private volatile VerifyFigures verify = VerifyFigures.NONE;
 
   private SinkMetrics(LongSupplier logEnd) {
     super(io.pg2lite.connect.metrics.ReplicaStages.create());
@@ -150,6 +152,21 @@ public final class SinkMetrics extends FlowMetrics implements SinkMetricsMBean {
   public long getHangingTransactionsAbortedTotal() {
     HangingTransactionWatchMBean h = hanging;
     return h == null ? 0 : h.getHangingTransactionsAbortedTotal();
+  }
+
+  /** Where the verification figures come from; {@link VerifyFigures#NONE} before the replica opens. */
+  public void verify(VerifyFigures figures) {
+    verify = figures;
+  }
+
+  @Override
+  public String getVerifiedAt() {
+    return verify.verifiedAt();
+  }
+
+  @Override
+  public long getVerifyMismatches() {
+    return verify.mismatches();
   }
 
   /** Registers the MBean; {@code logEnd} reads the change log's end offset (-1 when unknown). */

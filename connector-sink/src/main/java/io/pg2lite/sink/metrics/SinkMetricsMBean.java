@@ -96,4 +96,13 @@ public interface SinkMetricsMBean extends FlowMBean {
 
   /** Rows this replica still has to receive, over all copies under way. */
   long getBackfillRowsRemaining();
+
+  /**
+   * The watermark of the last verification this replica completed (pg2lite.verify() on the
+   * source), whatever its outcome ({@code _pg2lite.verify} holds each table's); "" before any.
+   */
+  String getVerifiedAt();
+
+  /** Tables verifications found different from Postgres since the task started: alert on anything above 0. */
+  long getVerifyMismatches();
 }

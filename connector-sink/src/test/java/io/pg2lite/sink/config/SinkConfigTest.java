@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.replica.verify.MismatchPolicy;
 import io.pg2lite.testkit.docs.ConfigReference;
 import java.nio.file.Path;
 import java.util.Map;
@@ -23,6 +24,20 @@ class SinkConfigTest {
     assertTrue(e.getMessage().contains("replica.journal.mode"), e.getMessage());
     e = assertThrows(ConfigException.class, () -> new SinkConfig(Map.of()));
     assertTrue(e.getMessage().contains("replica.path"), e.getMessage());
+  }
+
+  @Test
+  void verifyMismatchIsLogOrFail() {
+    assertEquals(MismatchPolicy.LOG, new SinkConfig(Map.of("replica.path", "/tmp/r.db")).verifyMismatch,
+        "a mismatch is logged unless asked otherwise");
+    assertEquals(MismatchPolicy.FAIL, new SinkConfig(Map.of("replica.path", "/tmp/r.db", "verify.mismatch", "fail"))
+        .verifyMismatch);
+    ConfigException e = assertThrows(ConfigException.class,
+        () -> new SinkConfig(Map.of("replica.path", "/tmp/r.db", "verify.mismatch", "stop")));
+    assertTrue(e.getMessage().contains("verify.mismatch") && e.getMessage().contains("log, fail"), e.getMessage());
+    assertTrue(SinkConfig.configDef().validate(Map.of("replica.path", "/tmp/r.db", "verify.mismatch", "ignore"))
+        .stream().filter(v -> v.name().equals("verify.mismatch")).allMatch(v -> !v.errorMessages().isEmpty()),
+        "Connect's validate attaches the error to the field");
   }
 
   @Test

@@ -164,7 +164,7 @@ class FuzzIT {
   @MethodSource("cases")
   void replicaEqualsPostgres(long seed, int version, String detection, TestStack stack) throws Exception {
     long t0 = System.nanoTime();
-    Workload workload = WorkloadGenerator.generate(seed, TRANSACTIONS, FEATURES).withSlotLoss();
+    Workload workload = WorkloadGenerator.generate(seed, TRANSACTIONS, FEATURES).withSlotLoss().withVerifications();
     Path script = workload.writeScript(OUT.resolve("seed-" + seed + "-pg" + version + ".sql"));
     String outcome = "FAIL (exception)";
     try (FuzzRun run = new FuzzRun(stack, server(stack, version), seed, version, detection)) {
@@ -347,8 +347,62 @@ class FuzzIT {
             .append("\nreplay: ").append(replayCommand());
         fail(msg.toString());
       }
-      return "PASS (" + result.tables() + " tables, " + result.rows() + " rows, watermark " + watermark
+      String verified = FEATURES.contains(FuzzFeature.VERIFY)
+          ? "; " + checkVerifications(workload, script, result.tables()) : "";
+      return "PASS (" + result.tables() + " tables, " + result.rows() + " rows, watermark " + watermark + verified
           + (followers == null ? "" : "; " + followers.summary() + " equal too") + ")";
+    }
+
+    /**
+     * The workload's verification requests, as the replica answered them: none may differ, none
+     * may be left pending, and a table not comparable must be so for a reason that is no failure
+     * (the source failing to read or look up rows is one). A replica replaced meanwhile (a snapshot
+     * restored, a new lineage) holds only the answers written after; so one more request, once
+     * everything has converged, must be answered for every table, all matching (a table without a
+     * row key excepted). Returns the tally for the PASS line.
+     */
+    private String checkVerifications(Workload workload, Path script, int tables) throws Exception {
+      String last = "fuzz-" + seed + "-converged";
+      try (Connection pg = connectPostgres(); Statement s = pg.createStatement()) {
+        s.execute("SELECT pg_logical_emit_message(true, 'pg2lite.verify', '{\"id\":\"" + last + "\"}')");
+      }
+      List<String> ids = new java.util.ArrayList<>(List.of("'" + last + "'"));
+      for (int k = 0; k < Workload.VERIFICATIONS; k++) {
+        ids.add("'" + workload.verificationId(k) + "'");
+      }
+      String query = "SELECT id, table_name, result, coalesce(detail, '') FROM \"_pg2lite.verify\" WHERE id IN ("
+          + String.join(", ", ids) + ")";
+      List<List<String>> rows = new java.util.ArrayList<>();
+      Await.until("the verifications answered", CONVERGE, () -> {
+        rows.clear();
+        try (Connection lite = SqliteFiles.open(replica); Statement s = lite.createStatement();
+            java.sql.ResultSet rs = s.executeQuery(query)) {
+          while (rs.next()) {
+            rows.add(List.of(rs.getString(1), rs.getString(2), rs.getString(3), rs.getString(4)));
+          }
+        } catch (java.sql.SQLException e) {
+          return false;
+        }
+        return rows.stream().filter(r -> r.get(0).equals(last)).count() >= tables
+            && rows.stream().noneMatch(r -> r.get(2).equals("pending"));
+      });
+      java.util.Map<String, Long> tally = new java.util.TreeMap<>();
+      List<String> wrong = new java.util.ArrayList<>();
+      for (List<String> r : rows) {
+        tally.merge(r.get(2), 1L, Long::sum);
+        boolean sourceFailed = r.get(3).contains("could not read") || r.get(3).contains("could not look up");
+        boolean atRest = r.get(0).equals(last);
+        if (r.get(2).equals("mismatch") || sourceFailed
+            || (atRest && !r.get(2).equals("match") && !r.get(3).contains("no row key"))) {
+          wrong.add(r.toString());
+        }
+      }
+      if (!wrong.isEmpty()) {
+        fail("seed " + seed + " on PostgreSQL " + version + ": a verification found the replica different from "
+            + "Postgres, or could not compare it:\n  " + String.join("\n  ", wrong) + "\nworkload: "
+            + script.toAbsolutePath() + "\nreplay: " + replayCommand());
+      }
+      return "verified " + tally;
     }
 
     private String replayCommand() {

@@ -174,6 +174,11 @@ public final class SourceConfig {
       + "than the slowest replica applies it delays live changes; keep the cap below that replica's apply rate "
       + "(docs/performance.md).";
   public static final long BACKFILL_MAX_ROWS_PER_SECOND_DEFAULT = 0;
+  public static final String VERIFY_INTERVAL_CONFIG = "verify.interval.ms";
+  private static final String VERIFY_INTERVAL_DOC = "Verifies every published table this often (0: only when asked "
+      + "with SELECT pg2lite.verify()): the source reads each table from a snapshot, paced by "
+      + "backfill.max.rows.per.second, and writes its digests into the change log, where every replica compares "
+      + "its own (docs/operations.md, \"Verifying replicas\").";
   public static final String BACKFILL_LIVE_BUDGET_CONFIG = "backfill.live.budget.ms";
   private static final String BACKFILL_LIVE_BUDGET_DOC = "While live transactions flow (one was written in the "
       + "last second), a backfill transaction reads rows for at most this long, so a live change waits behind at "
@@ -258,7 +263,9 @@ public final class SourceConfig {
             Width.SHORT, "Backfill rate cap")
         .define(BACKFILL_LIVE_BUDGET_CONFIG, Type.LONG, BackfillScheduler.DEFAULT_LIVE_BUDGET_MILLIS,
             ConfigDef.Range.between(1, 60_000), Importance.LOW, BACKFILL_LIVE_BUDGET_DOC, GROUP_BACKFILL, 4,
-            Width.SHORT, "Backfill read budget while live");
+            Width.SHORT, "Backfill read budget while live")
+        .define(VERIFY_INTERVAL_CONFIG, Type.LONG, 0L, ConfigDef.Range.atLeast(0), Importance.LOW, VERIFY_INTERVAL_DOC,
+            GROUP_BACKFILL, 5, Width.SHORT, "Verification interval");
     return RetrySettings.define(def, GROUP_FAULTS, "Postgres restarting or unreachable, a dropped replication "
         + "connection, a Kafka request timing out", "");
   }
@@ -308,6 +315,7 @@ public final class SourceConfig {
   public final int backfillBatchRows;
   public final int backfillTransactionBatches;
   public final long backfillMaxRowsPerSecond;
+  public final long verifyIntervalMs;
   public final long backfillLiveBudgetMs;
   /** {@code debezium.*} settings, without the prefix: expert overrides passed to Debezium. */
   public final Map<String, String> debeziumOverrides;
@@ -359,6 +367,7 @@ public final class SourceConfig {
     backfillBatchRows = c.getInt(BACKFILL_BATCH_ROWS_CONFIG);
     backfillTransactionBatches = c.getInt(BACKFILL_TRANSACTION_BATCHES_CONFIG);
     backfillMaxRowsPerSecond = c.getLong(BACKFILL_MAX_ROWS_PER_SECOND_CONFIG);
+    verifyIntervalMs = c.getLong(VERIFY_INTERVAL_CONFIG);
     backfillLiveBudgetMs = c.getLong(BACKFILL_LIVE_BUDGET_CONFIG);
     kafkaClientProps = KafkaClientSettings.clientProps(props);
     Map<String, String> overrides = new HashMap<>();

@@ -1,5 +1,9 @@
 package io.pg2lite.source.multiplex;
 
+import io.pg2lite.backfill.verify.VerifyRequest;
+import io.pg2lite.backfill.verify.VerifyStream;
+import io.pg2lite.protocol.watermark.Watermark;
+
 import io.pg2lite.backfill.BackfillStream;
 import io.pg2lite.backfill.schedule.MainStreamState;
 import io.pg2lite.protocol.schema.QualifiedName;
@@ -21,16 +25,31 @@ import java.util.List;
  * at or before it, so what Connect stores with any record restores the backfill state that
  * belongs to the position it resumes from. A backfill transaction carries the main stream's
  * position unchanged: it is never acknowledged to Postgres.
+ *
+ * <p>Verifications ({@link VerifyStream}) come last: a verify transaction is written only at a
+ * boundary, under the watermark the backfill would give its next transaction (above the last
+ * commit, below the next main-stream one), after everything before it was observed by both
+ * streams, so the keys it takes out are exactly those the log touched up to its position. The
+ * unanswered requests are stamped on positions as the backfills are.
  */
 public final class StreamMultiplexer implements AutoCloseable {
   private final BackfillStream backfill;
+  private final VerifyStream verify;
   private String committedBackfills;
+  private String committedVerifies;
   private SourcePosition lastRaw;
   private SourcePosition lastStamped;
 
   public StreamMultiplexer(BackfillStream backfill, String storedBackfills) {
+    this(backfill, storedBackfills, null);
+  }
+
+  /** @param verify the verifications, or null for none (the requests stored then stay as they are) */
+  public StreamMultiplexer(BackfillStream backfill, String storedBackfills, VerifyStream verify) {
     this.backfill = backfill;
     this.committedBackfills = storedBackfills;
+    this.verify = verify;
+    this.committedVerifies = verify == null ? null : verify.requestsJson();
   }
 
   /**
@@ -48,6 +67,14 @@ public final class StreamMultiplexer implements AutoCloseable {
     for (ChangeLogEntry entry : tx) {
       out.add(observe(new Emitted(entry, mainPosition, entry.message() instanceof Commit)));
     }
+    if (verify != null && state != MainStreamState.IN_TRANSACTION) {
+      Watermark watermark = backfill.nextTransactionWatermark();
+      if (watermark != null) {
+        for (ChangeLogEntry entry : verify.nextTransaction(watermark)) {
+          out.add(observe(new Emitted(entry, mainPosition, entry.message() instanceof Commit)));
+        }
+      }
+    }
     return out;
   }
 
@@ -59,26 +86,49 @@ public final class StreamMultiplexer implements AutoCloseable {
   private Emitted observe(Emitted e) {
     if (e.entry() != null) {
       backfill.observe(e.entry());
+      if (verify != null) {
+        verify.observe(e.entry());
+      }
     } else if (e.isHeartbeat()) {
       backfill.mainStreamAt(e.position().lastCommit());
     }
     if (e.endsTransaction()) {
       committedBackfills = backfill.requiredJson();
+      if (verify != null) {
+        committedVerifies = verify.requestsJson();
+      }
     }
     return e.withPosition(stamp(e.position()));
   }
 
   /** Positions are shared by the records of a transaction; so are the stamped ones. */
   private SourcePosition stamp(SourcePosition p) {
-    if (p != lastRaw || lastStamped == null || !java.util.Objects.equals(lastStamped.backfills(), committedBackfills)) {
+    if (p != lastRaw || lastStamped == null || !java.util.Objects.equals(lastStamped.backfills(), committedBackfills)
+        || (verify != null && !java.util.Objects.equals(lastStamped.verifies(), committedVerifies))) {
       lastRaw = p;
       lastStamped = p.withBackfills(committedBackfills);
+      if (verify != null) {
+        lastStamped = lastStamped.withVerifies(committedVerifies);
+      }
     }
     return lastStamped;
+  }
+
+  /** Asks for a verification; it starts at the next transaction boundary. */
+  public void verify(VerifyRequest request) {
+    if (verify == null) {
+      org.slf4j.LoggerFactory.getLogger(StreamMultiplexer.class).warn("Verification {} asked for, but this source "
+          + "does not verify", request.id());
+      return;
+    }
+    verify.request(request);
   }
 
   @Override
   public void close() {
     backfill.close();
+    if (verify != null) {
+      verify.close();
+    }
   }
 }

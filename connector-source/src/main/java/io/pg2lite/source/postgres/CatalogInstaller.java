@@ -20,7 +20,7 @@ import java.sql.Statement;
  */
 public final class CatalogInstaller {
   /** The version of install.sql; a database with an older one is upgraded. */
-  public static final int VERSION = 4;
+  public static final int VERSION = 5;
   /** SQLSTATE insufficient_privilege: what a role that may not install gets. */
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(CatalogInstaller.class);

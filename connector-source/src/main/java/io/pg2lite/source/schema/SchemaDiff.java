@@ -41,6 +41,8 @@ public final class SchemaDiff {
    * ALTER PUBLICATION, what it adds is backfilled, since nothing says what values it holds.
    */
   public static final String UNKNOWN_COMMAND = "";
+  /** The command tag of a resync request ({@code pg2lite.resync}): no DDL, tables copied again. */
+  public static final String RESYNC = "PG2LITE RESYNC";
   /** The replica's row-version column: a published column of that name cannot be replicated. */
   public static final String RESERVED_COLUMN = "_0_version";
 
@@ -67,12 +69,22 @@ public final class SchemaDiff {
   }
 
   public List<SchemaChange> diff(PublishedSchema before, PublishedSchema after, String tag) {
+    return diff(before, after, tag, Set.of());
+  }
+
+  /**
+   * As {@link #diff(PublishedSchema, PublishedSchema, String)}, with the tables of {@code resynced}
+   * (OIDs of kept tables) copied again whole as well: dropped, created with every column to be
+   * backfilled, their indexes created again.
+   */
+  public List<SchemaChange> diff(PublishedSchema before, PublishedSchema after, String tag, Set<Long> resynced) {
     Map<Long, PublishedSchema.Table> old = before.byOid();
     Map<Long, PublishedSchema.Table> now = after.byOid();
     after.tables().forEach(SchemaDiff::validate);
 
     List<SchemaChange> out = new ArrayList<>();
-    Set<Long> recopied = recopied(old, now, tag);
+    Set<Long> recopied = new HashSet<>(recopied(old, now, tag));
+    resynced.stream().filter(old::containsKey).filter(now::containsKey).forEach(recopied::add);
     Map<String, IndexState> oldIndexes = indexes(before);
     Map<String, IndexState> newIndexes = indexes(after);
     oldIndexes.forEach((name, idx) -> {

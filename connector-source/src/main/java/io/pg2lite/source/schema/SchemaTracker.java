@@ -45,6 +45,8 @@ import java.util.Set;
 public final class SchemaTracker {
   /** Prefix of the logical messages the DDL event triggers emit. */
   public static final String DDL_MESSAGE_PREFIX = "pg2lite.ddl";
+  /** The prefix of the logical message {@code pg2lite.resync(table)} emits. */
+  public static final String RESYNC_MESSAGE_PREFIX = "pg2lite.resync";
   private static final ObjectMapper JSON = new ObjectMapper();
 
   private static final org.slf4j.Logger LOG = org.slf4j.LoggerFactory.getLogger(SchemaTracker.class);
@@ -354,6 +356,51 @@ public final class SchemaTracker {
     changes.addAll(moveTo(current.schema(), merged.schema(), SchemaDiff.UNKNOWN_COMMAND, nowDescribed,
         nowMembership));
     return changes;
+  }
+
+  /**
+   * A request to copy one published table again whole ({@code pg2lite.resync(table)}, a
+   * transactional message: it takes effect in its transaction): the table is dropped and created
+   * again in the replicas, its indexes with it, and copied from a snapshot, as a table whose row
+   * key changed type is (SchemaDiff). What a verification found different is then replaced. A
+   * table not published is named in a warning and changes nothing.
+   */
+  public List<SchemaChange> onResync(byte[] content) {
+    QualifiedName name;
+    try {
+      JsonNode msg = JSON.readTree(new String(content, StandardCharsets.UTF_8));
+      name = new QualifiedName(msg.path("schema").asText(), msg.path("name").asText());
+    } catch (IOException | RuntimeException e) {
+      LOG.warn("Publication {}: a {} message that names no table, ignored: {}", publication, RESYNC_MESSAGE_PREFIX,
+          new String(content, StandardCharsets.UTF_8));
+      return List.of();
+    }
+    PublishedSchema.Table t = find(name);
+    if (t == null) {
+      LOG.warn("Publication {}: resync of {} asked for, but the table is not published: nothing to copy", publication,
+          name);
+      return List.of();
+    }
+    LOG.info("Publication {}: resync of {} asked for: the replicas drop the table and copy it again whole",
+        publication, name);
+    List<SchemaChange> changes = diff.diff(current.schema(), current.schema(), SchemaDiff.RESYNC, Set.of(t.oid()));
+    noteBackfills(changes);
+    return changes;
+  }
+
+  /** A published table as a verification reads it, or null when {@code name} is not published. */
+  public io.pg2lite.backfill.verify.VerifyTable verifyTable(QualifiedName name) {
+    PublishedSchema.Table t = find(name);
+    if (t == null) {
+      return null;
+    }
+    return new io.pg2lite.backfill.verify.VerifyTable(specs.relation(t), specs.metadata(t),
+        new java.util.TreeMap<>(specs.tableSpec(t).columns()));
+  }
+
+  /** Every table replicated now. */
+  public List<QualifiedName> publishedTables() {
+    return List.copyOf(byName.keySet());
   }
 
   /** Admits {@code proposed}, diffs it against {@code before}, and makes it the tracked schema. */

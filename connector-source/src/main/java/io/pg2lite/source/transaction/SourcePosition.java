@@ -20,13 +20,16 @@ import java.util.Map;
  *     {@code lastCommit}, in offsets stored by releases that kept the schema history in Postgres
  *     (ADR 0009); read once, to find that schema, and never written: the schema history is now
  *     in Kafka (ADR 0028)
+ * @param verifies the verify requests not yet answered, as JSON (backfill module, {@code verify}),
+ *     or null when none: stored like the backfills, so a request survives a restart
  */
 public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream,
-    String backfills, Long legacySchemaId) {
+    String backfills, Long legacySchemaId, String verifies) {
   static final String REPLICA_VERSION = "replicaVersion";
   static final String WATERMARK = "watermark";
   static final String BACKFILLS = "backfills";
   static final String SCHEMA_ID = "schemaId";
+  static final String VERIFIES = "verifies";
   /**
    * Keys of the upstream position inside the offset map start with this. The position is the
    * replication stream's, opaque here; it shares pg2lite's map so Connect writes both atomically.
@@ -35,7 +38,12 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
   public static final String UPSTREAM_PREFIX = "dbz.";
 
   public SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream) {
-    this(replicaVersion, lastCommit, upstream, null, null);
+    this(replicaVersion, lastCommit, upstream, null, null, null);
+  }
+
+  public SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map<String, ?> upstream, String backfills,
+      Long legacySchemaId) {
+    this(replicaVersion, lastCommit, upstream, backfills, legacySchemaId, null);
   }
 
   /** The offset map for Connect. */
@@ -49,6 +57,9 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     if (backfills != null) {
       m.put(BACKFILLS, backfills);
     }
+    if (verifies != null) {
+      m.put(VERIFIES, verifies);
+    }
     return m;
   }
 
@@ -60,7 +71,8 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
     return new SourcePosition(Watermark.parse((String) offset.get(REPLICA_VERSION)),
         Watermark.parse((String) offset.get(WATERMARK)), upstreamOf(offset),
         (String) offset.get(BACKFILLS),
-        offset.get(SCHEMA_ID) == null ? null : ((Number) offset.get(SCHEMA_ID)).longValue());
+        offset.get(SCHEMA_ID) == null ? null : ((Number) offset.get(SCHEMA_ID)).longValue(),
+        (String) offset.get(VERIFIES));
   }
 
   /**
@@ -89,11 +101,16 @@ public record SourcePosition(Watermark replicaVersion, Watermark lastCommit, Map
 
   /** The position after a transaction (or heartbeat) that ended at {@code commit}. */
   SourcePosition after(Watermark commit, Map<String, ?> newUpstream) {
-    return new SourcePosition(replicaVersion, commit, newUpstream, backfills, null);
+    return new SourcePosition(replicaVersion, commit, newUpstream, backfills, null, verifies);
   }
 
   public SourcePosition withBackfills(String json) {
     return java.util.Objects.equals(json, backfills) ? this
-        : new SourcePosition(replicaVersion, lastCommit, upstream, json, legacySchemaId);
+        : new SourcePosition(replicaVersion, lastCommit, upstream, json, legacySchemaId, verifies);
+  }
+
+  public SourcePosition withVerifies(String json) {
+    return java.util.Objects.equals(json, verifies) ? this
+        : new SourcePosition(replicaVersion, lastCommit, upstream, backfills, legacySchemaId, json);
   }
 }

@@ -39,6 +39,17 @@ public final class TransactionAssembler {
   private final SchemaTracker schema;
   private SourcePosition position;
   private OpenTransaction open;
+  private java.util.function.Consumer<io.pg2lite.backfill.verify.VerifyRequest> verifyRequests =
+      r -> LOG.warn("Verification {} asked for, but this source does not verify", r.id());
+
+  /**
+   * Where committed verify requests go ({@code pg2lite.verify(...)}): handed over at their
+   * transaction's commit, before the entries of that commit are merged into the log.
+   */
+  public TransactionAssembler onVerifyRequest(java.util.function.Consumer<io.pg2lite.backfill.verify.VerifyRequest> to) {
+    this.verifyRequests = to;
+    return this;
+  }
 
   /** A transaction between its upstream begin and end. */
   private static final class OpenTransaction {
@@ -49,6 +60,8 @@ public final class TransactionAssembler {
     final SchemaTracker.Mark schemaBefore;
     long pos;
     boolean begun;
+    /** Verify requests of the transaction, handed over at its commit. */
+    final List<byte[]> verifyRequests = new ArrayList<>(0);
 
     OpenTransaction(long txId, Watermark watermark, Instant commitTime, SchemaTracker.Mark schemaBefore) {
       this.txId = txId;
@@ -113,6 +126,11 @@ public final class TransactionAssembler {
         changes(out, m.txId(), schema.onDdlMessage(m.content()));
       } else if (m.txId() != null && CatalogCheck.PREFIX.equals(m.prefix())) {
         changes(out, m.txId(), schema.onCatalogCheck(m.content()));
+      } else if (m.txId() != null && SchemaTracker.RESYNC_MESSAGE_PREFIX.equals(m.prefix())) {
+        changes(out, m.txId(), schema.onResync(m.content()));
+      } else if (m.txId() != null && io.pg2lite.backfill.verify.VerifyRequest.MESSAGE_PREFIX.equals(m.prefix())
+          && open != null && open.txId == m.txId()) {
+        open.verifyRequests.add(m.content());
       }
     } else if (event instanceof ReplicationEvent.TxEnd e) {
       end(out, e);
@@ -231,6 +249,13 @@ public final class TransactionAssembler {
           schema.describedBy(), schema.membership(), schema.detection()), position));
     }
     position = position.after(commit, e.position());
+    for (byte[] request : tx.verifyRequests) {
+      try {
+        verifyRequests.accept(io.pg2lite.backfill.verify.VerifyRequest.parse(request));
+      } catch (IllegalArgumentException bad) {
+        LOG.warn("Transaction {}: {}; ignored", tx.txId, bad.getMessage()); // written by hand, not by pg2lite.verify()
+      }
+    }
     if (tx.begun) {
       out.add(new Emitted(new ChangeLogEntry(commit, tx.pos + 1, new Commit(tx.pos, tx.commitTime)), position, true));
     } else {

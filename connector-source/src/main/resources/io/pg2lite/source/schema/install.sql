@@ -1,8 +1,8 @@
--- pg2lite catalog objects, version 4. Installed by the source connector (idempotent); the
+-- pg2lite catalog objects, version 5. Installed by the source connector (idempotent); the
 -- version in pg2lite.installed lets a newer connector upgrade them. Version 2 added
 -- pg2lite.schema_history (ADR 0009); version 3 leaves out generated columns pgoutput does not
 -- send (issue 32); version 4 no longer records schemas in Postgres: the source records them in
--- Kafka (ADR 0028). A pg2lite.schema_history left by an older version is only read, once, for
+-- Kafka (ADR 0028); version 5 adds pg2lite.verify and pg2lite.resync (issue 29). A pg2lite.schema_history left by an older version is only read, once, for
 -- offsets that name one of its rows; it may be dropped once every source has run version 4.
 CREATE SCHEMA IF NOT EXISTS pg2lite;
 
@@ -137,5 +137,49 @@ CREATE EVENT TRIGGER pg2lite_ddl_end ON ddl_command_end
                'SELECT INTO')
   EXECUTE FUNCTION pg2lite.on_ddl_end();
 
-INSERT INTO pg2lite.installed (version) VALUES (4)
+-- Verification (issue 29, ADR 0040): every source whose publication holds the tables reads them
+-- from a snapshot and writes their digests into its change log, where each replica compares its
+-- own. Tables are regclass, so names resolve with the caller's search_path before the call: SELECT
+-- pg2lite.verify('{orders,items}'). NULL: every published table. A key range applies to tables
+-- keyed by one integer column. A transactional message: it takes effect when the caller commits.
+CREATE OR REPLACE FUNCTION pg2lite.verify(tables regclass[] DEFAULT NULL, key_from bigint DEFAULT NULL,
+    key_to bigint DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+DECLARE
+  request text := 'v-' || to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYYMMDD"T"HH24MISS') || '-'
+      || substr(md5(random()::text), 1, 6);
+  named jsonb;
+BEGIN
+  IF key_from IS NOT NULL AND key_to IS NOT NULL AND key_to < key_from THEN
+    RAISE EXCEPTION 'pg2lite.verify: key_to (%) is below key_from (%)', key_to, key_from;
+  END IF;
+  IF tables IS NOT NULL THEN
+    IF cardinality(tables) = 0 THEN
+      RAISE EXCEPTION 'pg2lite.verify: the list of tables is empty (NULL verifies every published table)';
+    END IF;
+    SELECT jsonb_agg(jsonb_build_object('schema', n.nspname, 'name', c.relname) ORDER BY t.ord) INTO named
+      FROM unnest(tables) WITH ORDINALITY AS t(rel, ord)
+      JOIN pg_class c ON c.oid = t.rel JOIN pg_namespace n ON n.oid = c.relnamespace;
+  END IF;
+  PERFORM pg_logical_emit_message(true, 'pg2lite.verify', jsonb_build_object('id', request, 'tables', named,
+      'keyFrom', key_from, 'keyTo', key_to)::text);
+  RETURN request;
+END
+$fn$;
+
+-- Resync one table (the remedy for a verification's mismatch): every source whose publication
+-- holds it makes its replicas drop the table and copy it again whole from a snapshot.
+CREATE OR REPLACE FUNCTION pg2lite.resync(tab regclass) RETURNS void
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog AS $fn$
+BEGIN
+  PERFORM pg_logical_emit_message(true, 'pg2lite.resync', (SELECT jsonb_build_object('schema', n.nspname,
+      'name', c.relname) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = tab)::text);
+END
+$fn$;
+
+-- Both put load on every replica: only the owner (the connector's role) and whom it grants may call them.
+REVOKE EXECUTE ON FUNCTION pg2lite.verify(regclass[], bigint, bigint) FROM PUBLIC;
+REVOKE EXECUTE ON FUNCTION pg2lite.resync(regclass) FROM PUBLIC;
+
+INSERT INTO pg2lite.installed (version) VALUES (5)
   ON CONFLICT (id) DO UPDATE SET version = EXCLUDED.version;

@@ -176,4 +176,45 @@ class StreamMultiplexerTest {
     assertEquals(1, opened.size());
     assertTrue(opened.get(0).closed);
   }
+
+  @Test
+  void aVerifyTransactionFollowsAtABoundaryAndTheRequestTravelsWithThePositionsUntilAnswered() {
+    io.pg2lite.protocol.schema.QualifiedName t = new io.pg2lite.protocol.schema.QualifiedName("public", "t");
+    io.pg2lite.backfill.verify.VerifyTable table = new io.pg2lite.backfill.verify.VerifyTable(
+        new Relation("public", "t", RowKey.of("id")), new TableMetadata(2200, 16384, Map.of("id", 1)),
+        new java.util.TreeMap<>(Map.of("id", ColumnSpec.of(1, "int8"))));
+    io.pg2lite.backfill.verify.VerifySource source = vt -> new io.pg2lite.backfill.verify.TableSnapshot() {
+      @Override public Watermark watermark() { return C1; }
+      @Override public io.pg2lite.backfill.verify.TableDigests scan(
+          io.pg2lite.protocol.message.Verify.KeyRange range, java.util.function.LongConsumer paced) {
+        io.pg2lite.backfill.verify.TableDigests d = new io.pg2lite.backfill.verify.TableDigests(table, List.of("id"),
+            new io.pg2lite.protocol.verify.Buckets.Hashed(1));
+        d.add(List.of(Value.of(1L)));
+        return d;
+      }
+      @Override public void exclude(io.pg2lite.backfill.verify.TableDigests d, java.util.Collection<List<Value>> keys,
+          io.pg2lite.protocol.message.Verify.KeyRange range) {}
+      @Override public void close() {}
+    };
+    StreamMultiplexer verifying = new StreamMultiplexer(new BackfillStream(
+        new BackfillStateMachine(List.of(), C0, new Random(1)), request -> new FakeCopy(), new BackfillScheduler(1), 10,
+        C0, () -> now), null, new io.pg2lite.backfill.verify.VerifyStream(source, q -> table, () -> List.of(t),
+            q -> false, C0, null, () -> now));
+    verifying.verify(new io.pg2lite.backfill.verify.VerifyRequest("v-1", null, null));
+    Watermark pre = C0.majorOnly().nextMajor();
+    List<Emitted> main = List.of(new Emitted(new ChangeLogEntry(pre, 0, new Begin(7L, null, false)), P0, false),
+        new Emitted(new ChangeLogEntry(C1, 1, new Commit(0, null)), P1, true));
+    List<Emitted> out = verifying.merge(main, MainStreamState.IDLE, P1);
+    assertEquals(5, out.size(), "the live transaction, then begin, verify, commit: " + out);
+    assertNotNull(out.get(1).position().verifies(), "the live commit's position carries the unanswered request");
+    io.pg2lite.protocol.message.Verify v = assertInstanceOf(io.pg2lite.protocol.message.Verify.class,
+        out.get(3).entry().message());
+    assertEquals(C1, v.since(), "since: the last commit when the table started");
+    for (Emitted e : out.subList(2, 5)) {
+      assertEquals(C1.nextMinor(), e.entry().watermark(), "under the backfill's next watermark");
+      assertEquals(C1, e.position().lastCommit(), "at the main stream's position");
+    }
+    assertNull(out.get(4).position().verifies(), "answered at the verify transaction's commit");
+    assertTrue(verifying.merge(List.of(), MainStreamState.IDLE, P1).isEmpty(), "once");
+  }
 }

@@ -221,4 +221,48 @@ class TransactionAssemblerTest {
     assertEquals(7L, b.xid());
     assertEquals(t, b.commitTime());
   }
+
+  @Test
+  void aVerifyRequestIsHandedOverAtItsCommitAndNeverFromARepeatOrACutTransaction() {
+    List<io.pg2lite.backfill.verify.VerifyRequest> asked = new ArrayList<>();
+    assembler.onVerifyRequest(asked::add);
+    byte[] request = "{\"id\":\"v-1\",\"tables\":[{\"schema\":\"public\",\"name\":\"t\"}],\"keyFrom\":1,\"keyTo\":9}"
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    ReplicationEvent.Message verify = new ReplicationEvent.Message(7L, io.pg2lite.backfill.verify.VerifyRequest.MESSAGE_PREFIX,
+        request);
+    feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), verify);
+    assertEquals(List.of(), asked, "not before its commit");
+    feed(new ReplicationEvent.Interrupted("connection reset")); // cut: the stream sends it again
+    assertEquals(List.of(), asked);
+    feed(new ReplicationEvent.TxBegin(7, null), insert(7, 1), verify, end(7, "0/2000"));
+    assertEquals(1, asked.size());
+    assertEquals("v-1", asked.get(0).id());
+    assertEquals(new io.pg2lite.protocol.message.Verify.KeyRange(1, 9), asked.get(0).keyRange());
+    feed(new ReplicationEvent.TxBegin(7, null), verify, end(7, "0/2000")); // sent again after its commit was written
+    assertEquals(1, asked.size(), "a transaction already written is not asked again");
+    feed(new ReplicationEvent.TxBegin(8, null), new ReplicationEvent.Message(8L,
+        io.pg2lite.backfill.verify.VerifyRequest.MESSAGE_PREFIX, "not json".getBytes(java.nio.charset.StandardCharsets.UTF_8)),
+        end(8, "0/3000"));
+    assertEquals(1, asked.size(), "a malformed request (written by hand) is ignored, with a warning");
+  }
+
+  @Test
+  void aResyncDropsTheTableAndCreatesItAgainToBeCopiedWhole() {
+    List<Emitted> out = feed(new ReplicationEvent.TxBegin(7, null), new ReplicationEvent.Message(7L,
+        SchemaTracker.RESYNC_MESSAGE_PREFIX, "{\"schema\":\"public\",\"name\":\"t\"}".getBytes(
+            java.nio.charset.StandardCharsets.UTF_8)), end(7, "0/2000"));
+    List<io.pg2lite.protocol.message.Message> changes = out.stream().filter(e -> e.entry() != null)
+        .map(e -> e.entry().message()).toList();
+    assertTrue(changes.stream().anyMatch(m -> m instanceof io.pg2lite.protocol.message.SchemaChange.DropTable d
+        && d.id().equals(T)), "dropped: " + changes);
+    io.pg2lite.protocol.message.SchemaChange.CreateTable created = changes.stream()
+        .filter(m -> m instanceof io.pg2lite.protocol.message.SchemaChange.CreateTable)
+        .map(m -> (io.pg2lite.protocol.message.SchemaChange.CreateTable) m).findFirst().orElseThrow();
+    assertEquals(java.util.Set.of("id", "v"), created.backfill().keySet(), "every column copied");
+    assertTrue(changes.get(changes.size() - 1) instanceof Commit);
+    List<Emitted> unknown = feed(new ReplicationEvent.TxBegin(8, null), new ReplicationEvent.Message(8L,
+        SchemaTracker.RESYNC_MESSAGE_PREFIX, "{\"schema\":\"public\",\"name\":\"gone\"}".getBytes(
+            java.nio.charset.StandardCharsets.UTF_8)), end(8, "0/3000"));
+    assertTrue(unknown.stream().allMatch(e -> e.entry() == null), "a table not published changes nothing");
+  }
 }

@@ -2,6 +2,7 @@ package io.pg2lite.follower.config;
 
 import io.pg2lite.connect.config.KafkaClientSettings;
 import io.pg2lite.connect.config.ReplicaConfig;
+import io.pg2lite.replica.verify.MismatchPolicy;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.util.Map;
@@ -42,6 +43,8 @@ public final class FollowerConfig {
   private static final String COMMIT_INTERVAL_DOC = "How often the follower commits its position (the replica's "
       + "last commit) to its consumer group.";
 
+  public static final String VERIFY_MISMATCH_CONFIG = MismatchPolicy.CONFIG;
+
   private static final String REPLICA_PATH_DOC = "Path of the SQLite replica file (created if missing). A replica "
       + "file has exactly one writer: a second follower or sink on the same file refuses to start, naming the file.";
   private static final String SNAPSHOT_DIR_DOC = "Directory of the replica snapshots, shared with the sinks and "
@@ -63,7 +66,10 @@ public final class FollowerConfig {
         .define(COMMIT_INTERVAL_CONFIG, Type.LONG, 5_000L, ConfigDef.Range.atLeast(100), Importance.LOW,
             COMMIT_INTERVAL_DOC, GROUP_LOG, 6, Width.SHORT, "Offset commit interval");
     // A follower takes no snapshots unless asked (0): the sinks usually do.
-    return ReplicaConfig.define(def, new ReplicaConfig.Wording(REPLICA_PATH_DOC, SNAPSHOT_DIR_DOC, 0L, 0L));
+    return ReplicaConfig.define(def, new ReplicaConfig.Wording(REPLICA_PATH_DOC, SNAPSHOT_DIR_DOC, 0L, 0L))
+        .define(VERIFY_MISMATCH_CONFIG, Type.STRING, "log", ConfigDef.ValidString.in(MismatchPolicy.names()),
+            Importance.MEDIUM, MismatchPolicy.DOC, ReplicaConfig.GROUP_FAULTS, 3, Width.SHORT,
+            "On a verification mismatch");
   }
 
   public final ReplicaConfig replica;
@@ -73,6 +79,8 @@ public final class FollowerConfig {
   public final String groupId;
   public final long pollTimeoutMs;
   public final long commitIntervalMs;
+  /** What a verification that finds the replica different from Postgres does. */
+  public final MismatchPolicy verifyMismatch;
   /** Settings for the follower's Kafka clients: {@code kafka.*} without the prefix. */
   public final Map<String, Object> kafkaClientProps;
   /** Every setting as given, for the snapshot store's own keys. */
@@ -89,6 +97,7 @@ public final class FollowerConfig {
     groupId = g.isEmpty() ? "pg2lite-follower-" + name : g;
     pollTimeoutMs = c.getLong(POLL_TIMEOUT_CONFIG);
     commitIntervalMs = c.getLong(COMMIT_INTERVAL_CONFIG);
+    verifyMismatch = MismatchPolicy.of(c.getString(VERIFY_MISMATCH_CONFIG));
     kafkaClientProps = KafkaClientSettings.clientProps(props);
     originals = Map.copyOf(props);
     for (String reserved : new String[] {"group.id", "isolation.level", "enable.auto.commit"}) {

@@ -2,6 +2,7 @@ package io.pg2lite.follower.metrics;
 
 import io.pg2lite.connect.MBeans;
 import io.pg2lite.connect.metrics.StageTimes;
+import io.pg2lite.replica.verify.VerifyFigures;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 import javax.management.MalformedObjectNameException;
@@ -15,7 +16,7 @@ public final class FollowerMetrics implements FollowerMetricsMBean, AutoCloseabl
   /** The figures, as the follower answers them. */
   public record Figures(Supplier<String> state, Supplier<String> watermark, LongSupplier offset, LongSupplier lag,
       LongSupplier fullSince, LongSupplier strandedSince, LongSupplier snapshotFailingSince,
-      LongSupplier restoredOffset, StageTimes stages) {}
+      LongSupplier restoredOffset, StageTimes stages, VerifyFigures verify) {}
 
   private final Figures f;
   private final ObjectName name;
@@ -95,6 +96,16 @@ public final class FollowerMetrics implements FollowerMetricsMBean, AutoCloseabl
   @Override
   public long getRestoredSnapshotOffset() {
     return f.restoredOffset().getAsLong();
+  }
+
+  @Override
+  public String getVerifiedAt() {
+    return f.verify().verifiedAt();
+  }
+
+  @Override
+  public long getVerifyMismatches() {
+    return f.verify().mismatches();
   }
 
   @Override

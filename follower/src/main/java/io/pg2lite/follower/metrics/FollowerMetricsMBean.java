@@ -43,6 +43,15 @@ public interface FollowerMetricsMBean {
   /** Postgres commit → replica commit, p99, in milliseconds; -1 before the first. */
   double getCommitLatencyP99Millis();
 
+  /**
+   * The watermark of the last verification this replica completed (pg2lite.verify() on the
+   * source), whatever its outcome ({@code _pg2lite.verify} holds each table's); "" before any.
+   */
+  String getVerifiedAt();
+
+  /** Tables verifications found different from Postgres since the follower started: alert on anything above 0. */
+  long getVerifyMismatches();
+
   /** Starts the stage windows afresh (an operation). */
   void resetLatencyStages();
 }

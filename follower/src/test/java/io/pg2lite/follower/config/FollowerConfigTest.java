@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.pg2lite.replica.verify.MismatchPolicy;
 import io.pg2lite.testkit.docs.ConfigReference;
 import java.nio.file.Path;
 import java.util.Map;
@@ -32,6 +33,17 @@ class FollowerConfigTest {
     p.put("kafka.isolation.level", "read_uncommitted");
     ConfigException e = assertThrows(ConfigException.class, () -> new FollowerConfig(p));
     assertTrue(e.getMessage().contains("kafka.isolation.level"), e.getMessage());
+  }
+
+  @Test
+  void verifyMismatchIsLogOrFailAsForTheSink() {
+    assertEquals(MismatchPolicy.LOG, new FollowerConfig(MINIMAL).verifyMismatch);
+    Map<String, String> p = new java.util.HashMap<>(MINIMAL);
+    p.put("verify.mismatch", "fail");
+    assertEquals(MismatchPolicy.FAIL, new FollowerConfig(p).verifyMismatch);
+    p.put("verify.mismatch", "stop");
+    ConfigException e = assertThrows(ConfigException.class, () -> new FollowerConfig(p));
+    assertTrue(e.getMessage().contains("verify.mismatch"), e.getMessage());
   }
 
   @Test

@@ -83,6 +83,7 @@ final class EntryReader {
       case "insert", "update", "delete", "truncate", "backfill" -> dataChange(tag);
       case "create-table", "rename-table", "update-table-metadata", "add-column", "update-column", "drop-column",
           "drop-table", "create-index", "drop-index", "backfill-completed" -> new SchemaChangeReader(in, struct).read(tag);
+      case "verify" -> new VerifyReader(in, struct).read();
       default -> throw in.error("unknown message tag \"" + tag + "\"");
     };
   }

@@ -10,6 +10,7 @@ import io.pg2lite.protocol.message.Message;
 import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.message.Verify;
 import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.BackfillStatus;
 import io.pg2lite.protocol.schema.Column;
@@ -22,6 +23,7 @@ import io.pg2lite.protocol.schema.TableMetadata;
 import io.pg2lite.protocol.schema.TableSpec;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.verify.Buckets;
 import java.io.IOException;
 import java.time.Instant;
 import java.util.List;
@@ -97,6 +99,8 @@ final class EntryWriter {
       writeData(d);
     } else if (change instanceof SchemaChange s) {
       writeSchema(s);
+    } else if (change instanceof Verify v) {
+      writeVerify(v);
     } else {
       throw new IllegalStateException("unhandled " + change.getClass().getName());
     }
@@ -139,6 +143,44 @@ final class EntryWriter {
       status(b.status());
     } else {
       throw new IllegalStateException("unhandled " + change.getClass().getName());
+    }
+  }
+
+  private void writeVerify(Verify v) throws IOException {
+    gen.writeStringField("id", v.id());
+    relation("relation", v.relation());
+    stringList("columns", v.columns());
+    gen.writeStringField("snapshot", v.snapshot().toString());
+    gen.writeStringField("since", v.since().toString());
+    gen.writeStringField("result", v.result().wire);
+    if (v.reason() != null) {
+      gen.writeStringField("reason", v.reason());
+    }
+    if (v.keyRange() != null) {
+      gen.writeObjectFieldStart("keyRange");
+      gen.writeNumberField("from", v.keyRange().from());
+      gen.writeNumberField("to", v.keyRange().to());
+      gen.writeEndObject();
+    }
+    if (v.buckets() != null) {
+      gen.writeObjectFieldStart("buckets");
+      if (v.buckets() instanceof Buckets.Ranges r) {
+        gen.writeStringField("kind", "ranges");
+        gen.writeNumberField("min", r.min());
+        gen.writeNumberField("max", r.max());
+      } else {
+        gen.writeStringField("kind", "hashed");
+      }
+      gen.writeEndObject();
+      gen.writeArrayFieldStart("digests");
+      for (Verify.Digest d : v.digests()) {
+        gen.writeStartArray();
+        gen.writeNumber(d.rows());
+        gen.writeString(d.sum());
+        gen.writeEndArray();
+      }
+      gen.writeEndArray();
+      gen.writeNumberField("excluded", v.excluded());
     }
   }
 

@@ -1,7 +1,7 @@
 package io.pg2lite.protocol.message;
 
-/** A message inside a transaction: a row change or a schema change. */
-public sealed interface Change extends Message permits DataChange, SchemaChange {
+/** A message inside a transaction: a row change, a schema change, or a table's digests ({@link Verify}). */
+public sealed interface Change extends Message permits DataChange, SchemaChange, Verify {
   @Override
   default MessageKind kind() {
     return MessageKind.DATA;

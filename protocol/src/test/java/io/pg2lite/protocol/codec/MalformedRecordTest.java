@@ -49,6 +49,14 @@ class MalformedRecordTest {
       negative change count     | /message/changes | changes must not be negative
       backfill without rows     | /message/rowValues | missing required field "rowValues"
       create-table without spec | /message/spec | missing required field "spec"
+      verify unknown result     | /message | a verify result is "compared" or "not-comparable"
+      verify without digests    | /message/digests | missing required field "digests"
+      verify bad digest sum     | /message/digests/0 | 32 lower-case hexadecimal digits
+      verify long digest        | /message/digests/0/2 | a digest is [rows, "sum"]: two elements
+      verify bad buckets        | /message/buckets | buckets are {"kind":"hashed"}
+      verify compared reason    | /message | a compared table has no reason
+      verify no reason          | /message | a table not comparable has a reason
+      verify backward range     | /message/keyRange | a key range ends at or after its start
       """)
   void rejects(String name, String field, String detail) {
     ProtocolException e = assertThrows(ProtocolException.class, () -> codec.decode(input(name)));
@@ -93,6 +101,16 @@ class MalformedRecordTest {
       case "backfill without rows" -> record("{'tag':'backfill','relation':" + REL
           + ",'columns':[],'watermark':'0a'}");
       case "create-table without spec" -> record("{'tag':'create-table'}");
+      case "verify unknown result" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'maybe'}");
+      case "verify without digests" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'compared','buckets':{'kind':'hashed'}}");
+      case "verify bad digest sum" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'compared','buckets':{'kind':'hashed'},'digests':[[1,'xyz']]}");
+      case "verify long digest" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'compared','buckets':{'kind':'hashed'},'digests':[[1,'"
+          + "0".repeat(32) + "',3]]}");
+      case "verify bad buckets" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'compared','buckets':{'kind':'ranges','min':1}}");
+      case "verify compared reason" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'compared','reason':'why','buckets':{'kind':'hashed'},"
+          + "'digests':[[1,'" + "0".repeat(32) + "']]}");
+      case "verify no reason" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'not-comparable'}");
+      case "verify backward range" -> record("{'tag':'verify','id':'v1','relation':" + REL + ",'columns':['id'],'snapshot':'0b','since':'0a','result':'not-comparable','reason':'r','keyRange':{'from':5,'to':1}}");
       default -> throw new IllegalArgumentException(name);
     };
   }

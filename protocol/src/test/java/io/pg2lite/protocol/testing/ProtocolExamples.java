@@ -9,6 +9,7 @@ import io.pg2lite.protocol.message.NewLineage;
 import io.pg2lite.protocol.message.Part;
 import io.pg2lite.protocol.message.Rollback;
 import io.pg2lite.protocol.message.SchemaChange;
+import io.pg2lite.protocol.message.Verify;
 import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.BackfillStatus;
 import io.pg2lite.protocol.schema.Column;
@@ -23,6 +24,7 @@ import io.pg2lite.protocol.schema.TableMetadata;
 import io.pg2lite.protocol.schema.TableSpec;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
+import io.pg2lite.protocol.verify.Buckets;
 import io.pg2lite.protocol.watermark.Watermark;
 import java.time.Instant;
 import java.util.LinkedHashMap;
@@ -99,6 +101,17 @@ public final class ProtocolExamples {
         new BackfillStatus(2, 2, 40L)));
     put(m, backfillTx, 2, new SchemaChange.BackfillCompleted(keyOnly, List.of("created"), snapshot,
         new BackfillStatus(2, 2, null)));
+    // A verification of a table keyed by one integer: ids 1 to 9,000 in 3 ranges; its snapshot was
+    // asked for after the example commit (since) and taken at 0/16B3900; one row a change after
+    // the commit touched is left out.
+    Relation ticket = new Relation("public", "ticket", RowKey.of("id"));
+    put(m, COMMIT.nextMinor().nextMinor(), 1, new Verify("v-8c1f", ticket, List.of("id", "state", "title"),
+        Watermark.fromLsn("0/16B3900"), COMMIT, Verify.Result.COMPARED, null, null, new Buckets.Ranges(1, 9_000, 3),
+        List.of(new Verify.Digest(3_000, "6f0c1e7a9b2d4c8e0a1b2c3d4e5f6a7b"), new Verify.Digest(2_999,
+            "00ff00ff00ff00ff00ff00ff00ff00ff"), new Verify.Digest(3_000, "ffffffffffffffff0000000000000001")), 1));
+    m.put("verify-not-comparable", new ChangeLogEntry(COMMIT.nextMinor().nextMinor(), 2, new Verify("v-8c1f",
+        ISSUE, List.of("created", "id", "title"), Watermark.fromLsn("0/16B3900"), COMMIT, Verify.Result.NOT_COMPARABLE,
+        "the table changed shape while it was read (add-column at 4e67b0)", null, null, List.of(), 0)));
     put(m, PRE_COMMIT, 1, new Part(0, 3, 2210, "{\"tag\":\"insert\",\"relation\":{\"schema\":\"public\",\"name\":\"doc\""));
     put(m, Watermark.fromLsn("0/16B3800").nextMajor(), 3, new Rollback("source restarted inside this transaction"));
     // The first-start transaction of a lineage that replaces another (same tag as the begin above).

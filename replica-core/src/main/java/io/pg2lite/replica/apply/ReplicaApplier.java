@@ -25,7 +25,9 @@ import io.pg2lite.replica.file.ReplicaState;
  *
  * <p>Coalescing: several upstream transactions may share one SQLite transaction (each in its own
  * savepoint) until {@link #flush()} or the limit; an upstream transaction is never split across
- * SQLite transactions. Invariant: {@link #committed()} is exactly what the replica file holds.
+ * SQLite transactions. An upstream transaction carrying {@code verify} messages ends the SQLite
+ * transaction at once, so the replica is verified at its position exactly (ADR 0040). Invariant:
+ * {@link #committed()} is exactly what the replica file holds.
  */
 public final class ReplicaApplier {
   private final Replica replica;
@@ -166,7 +168,8 @@ public final class ReplicaApplier {
     String version = replicaVersion != null ? replicaVersion : applied.replicaVersion();
     applied = new ReplicaState(version, e.watermark().toString(), topic, partition, offset, seq);
     ending.tx.commit(applied);
-    if (++pending >= maxTransactionsPerCommit) {
+    // A verify's digest must be of exactly this position: committed now, before anything after it.
+    if (++pending >= maxTransactionsPerCommit || ending.tx.verifies()) {
       flush();
     }
   }

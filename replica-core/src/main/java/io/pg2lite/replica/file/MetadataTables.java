@@ -24,6 +24,11 @@ public final class MetadataTables {
   public static final String TABLES = "_pg2lite.tables";
   /** The backfill merge's record of row operations (the {@code changelog} package). */
   public static final String CHANGES = "_pg2lite.changes";
+  /**
+   * Per verification and table (issue 29, ADR 0040): the position it was asked at and its outcome,
+   * {@code pending} until the replica's digest is done ({@code replica.verify.VerifyRows}).
+   */
+  public static final String VERIFY = "_pg2lite.verify";
 
   private MetadataTables() {}
 
@@ -45,6 +50,10 @@ public final class MetadataTables {
     s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(CHANGES) + " (table_name TEXT NOT NULL,"
         + " row_key TEXT NOT NULL, op TEXT NOT NULL, state_version TEXT NOT NULL,"
         + " column_versions TEXT NOT NULL DEFAULT '{}', PRIMARY KEY (table_name, row_key))");
+    s.execute("CREATE TABLE IF NOT EXISTS " + SqlNames.quote(VERIFY) + " (id TEXT NOT NULL, table_name TEXT NOT NULL,"
+        + " watermark TEXT NOT NULL, snapshot TEXT NOT NULL, since TEXT NOT NULL, result TEXT NOT NULL, detail TEXT,"
+        + " source_rows INTEGER, replica_rows INTEGER, excluded INTEGER, checked_at TEXT,"
+        + " PRIMARY KEY (id, table_name))");
   }
 
   /**

@@ -94,6 +94,25 @@ public final class ReplicaFile implements AutoCloseable {
     }
   }
 
+  /**
+   * The file this connection has open ({@code PRAGMA database_list}): where another connection
+   * finds the same data, even after the path it was opened by has been made to link elsewhere.
+   */
+  public Path path() throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT file FROM pragma_database_list"
+        + " WHERE name = 'main'")) {
+      rs.next();
+      return Path.of(rs.getString(1));
+    }
+  }
+
+  /** Whether the file is in WAL mode (its readers then never block the writer). */
+  public boolean wal() throws SQLException {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("PRAGMA journal_mode")) {
+      return rs.next() && "wal".equalsIgnoreCase(rs.getString(1));
+    }
+  }
+
   /** The one connection; every part of the replica writes through it. */
   public Connection connection() {
     return c;

@@ -2,6 +2,7 @@ package io.pg2lite.replica.follow;
 
 import io.pg2lite.replica.ReplicaSettings;
 import io.pg2lite.replica.snapshot.SnapshotStore;
+import io.pg2lite.replica.verify.VerifyListener;
 import java.nio.file.Path;
 import java.util.Optional;
 
@@ -22,6 +23,12 @@ public record FollowSettings(String name, Path replicaPath, ReplicaSettings repl
   public static final String MAX_SIZE = "replica.max.size.bytes";
   public static final String RETRY_TIMEOUT = "retry.timeout.ms";
   public static final String SNAPSHOT_INTERVAL = "snapshot.interval.ms";
+
+  /** The same settings, the replica's verifications told to {@code listener} (a sink's or follower's report). */
+  public FollowSettings withVerify(VerifyListener listener) {
+    return new FollowSettings(name, replicaPath, replica.withVerify(listener), resyncAuto, retryBackoffMaxMs,
+        retryTimeoutMs, snapshots, snapshotIntervalMs, snapshotKeep);
+  }
 
   /** Whether the replica runs in WAL mode (its WAL counts towards its size). */
   public boolean wal() {

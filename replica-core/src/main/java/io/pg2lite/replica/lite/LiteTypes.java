@@ -1,6 +1,7 @@
 package io.pg2lite.replica.lite;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
+import io.pg2lite.protocol.stored.ReplicaStorage;
 
 /**
  * The declared SQLite type of a replicated column: the Postgres type name, with a suffix that
@@ -8,38 +9,13 @@ import io.pg2lite.protocol.schema.ColumnSpec;
  * affinity from the declared name ("INT" → INTEGER, "CHAR"/"TEXT" → TEXT, "REAL"/"FLOA"/"DOUB" →
  * REAL, else NUMERIC); NUMERIC affinity would turn the exact decimal text "1.10" into the real
  * 1.1, and jsonb text "1" into the integer 1. So every type stored as text gets "|TEXT".
- * The mapping table is in docs/type-mapping.md.
+ * Each storage's values are {@link ReplicaStorage}'s; the mapping table is in docs/type-mapping.md.
  */
 public final class LiteTypes {
   private LiteTypes() {}
 
-  public enum Storage { INTEGER, REAL, BOOLEAN, BLOB, TEXT }
-
-  public static Storage storage(ColumnSpec spec) {
-    String t = spec.dataType();
-    if (t.endsWith("[]")) {
-      return Storage.TEXT;
-    }
-    switch (t) {
-      case "int2":
-      case "int4":
-      case "int8":
-      case "oid":
-        return Storage.INTEGER;
-      case "float4":
-      case "float8":
-        return Storage.REAL;
-      case "bool":
-        return Storage.BOOLEAN;
-      case "bytea":
-        return Storage.BLOB;
-      default:
-        return Storage.TEXT;
-    }
-  }
-
   public static String declared(ColumnSpec spec) {
-    switch (storage(spec)) {
+    switch (ReplicaStorage.of(spec)) {
       case INTEGER:
         return spec.dataType() + "|INTEGER";
       case REAL:

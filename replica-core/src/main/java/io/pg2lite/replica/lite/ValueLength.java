@@ -1,5 +1,7 @@
 package io.pg2lite.replica.lite;
 
+import io.pg2lite.protocol.stored.ReplicaStorage;
+import io.pg2lite.protocol.stored.StoredForm;
 import io.pg2lite.protocol.value.Value;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
@@ -30,7 +32,7 @@ public final class ValueLength {
    *
    * @param key the row's key, for the message only (made when the check fails)
    */
-  public static long check(Value v, LiteTypes.Storage storage, long limit, String table, String column,
+  public static long check(Value v, ReplicaStorage storage, long limit, String table, String column,
       Supplier<String> key) throws SQLException {
     long bytes = storedBytes(v, storage, limit);
     if (bytes > limit) {
@@ -55,10 +57,10 @@ public final class ValueLength {
    * The bytes {@code v} takes stored; for values that cannot come near the limit, their length in
    * characters (a lower bound that keeps the row total cheap).
    */
-  static long storedBytes(Value v, LiteTypes.Storage storage, long limit) {
+  static long storedBytes(Value v, ReplicaStorage storage, long limit) {
     if (v instanceof Value.Text t) {
       String s = t.value();
-      if (storage == LiteTypes.Storage.BLOB && s.startsWith("\\x")) {
+      if (storage == ReplicaStorage.BLOB && s.startsWith("\\x")) {
         return (s.length() - 2) / 2;
       }
       return (long) s.length() * 3 <= limit ? s.length() : s.getBytes(StandardCharsets.UTF_8).length;
@@ -66,7 +68,7 @@ public final class ValueLength {
     if (v instanceof Value.Array a) {
       // JSON escaping takes at most 6 bytes per character (\\u00XX), plus separators and quotes.
       long chars = chars(a);
-      return chars * 6 <= limit ? chars : LiteValues.arrayJson(a).getBytes(StandardCharsets.UTF_8).length;
+      return chars * 6 <= limit ? chars : StoredForm.arrayJson(a).getBytes(StandardCharsets.UTF_8).length;
     }
     return 0;
   }
@@ -102,7 +104,7 @@ public final class ValueLength {
     if (v instanceof Value.Bool b) {
       return Boolean.toString(b.value());
     }
-    return LiteValues.arrayJson((Value.Array) v);
+    return StoredForm.arrayJson((Value.Array) v);
   }
 
   private static long chars(Value.Array a) {

@@ -1,6 +1,7 @@
 package io.pg2lite.replica.merge;
 
 import io.pg2lite.protocol.message.DataChange;
+import io.pg2lite.protocol.stored.ReplicaStorage;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
@@ -9,7 +10,6 @@ import io.pg2lite.replica.changelog.Operation;
 import io.pg2lite.replica.changelog.RowChangeLog;
 import io.pg2lite.replica.changelog.RowKeyText;
 import io.pg2lite.replica.file.Statements;
-import io.pg2lite.replica.lite.LiteTypes;
 import io.pg2lite.replica.lite.LiteValues;
 import io.pg2lite.replica.lite.ValueLength;
 import io.pg2lite.replica.schema.LiteTable;
@@ -63,7 +63,7 @@ public final class BackfillMerge {
     }
     List<String> cols = new ArrayList<>(keyCols);
     cols.addAll(b.columns());
-    List<LiteTypes.Storage> storage = new ArrayList<>(cols.size());
+    List<ReplicaStorage> storage = new ArrayList<>(cols.size());
     for (String col : cols) {
       storage.add(t.storage(col));
     }

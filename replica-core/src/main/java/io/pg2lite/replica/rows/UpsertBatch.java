@@ -1,10 +1,10 @@
 package io.pg2lite.replica.rows;
 
+import io.pg2lite.protocol.stored.ReplicaStorage;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
 import io.pg2lite.replica.file.Statements;
-import io.pg2lite.replica.lite.LiteTypes;
 import io.pg2lite.replica.lite.LiteValues;
 import io.pg2lite.replica.lite.SqlNames;
 import io.pg2lite.replica.schema.LiteTable;
@@ -29,7 +29,7 @@ final class UpsertBatch {
   private static final int MAX_BATCH = 1000;
 
   /** The last upsert prepared per table, reused while rows come with the same columns (the common case). */
-  private record Upsert(List<String> columns, List<LiteTypes.Storage> storage, PreparedStatement ps) {}
+  private record Upsert(List<String> columns, List<ReplicaStorage> storage, PreparedStatement ps) {}
 
   private final Statements statements;
   private final Map<String, Upsert> upserts = new HashMap<>();
@@ -94,7 +94,7 @@ final class UpsertBatch {
   private Upsert prepare(LiteTable t, List<String> columns) throws SQLException {
     StringBuilder cols = new StringBuilder();
     StringBuilder marks = new StringBuilder();
-    List<LiteTypes.Storage> storage = new ArrayList<>();
+    List<ReplicaStorage> storage = new ArrayList<>();
     for (String col : columns) {
       storage.add(t.storage(col));
       cols.append(SqlNames.quote(col)).append(", ");

@@ -2,6 +2,7 @@ package io.pg2lite.replica.schema;
 
 import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.ColumnSpec;
+import io.pg2lite.protocol.stored.ReplicaStorage;
 import io.pg2lite.replica.lite.LiteTypes;
 import io.pg2lite.replica.lite.SqlNames;
 import java.sql.Connection;
@@ -43,7 +44,7 @@ final class ColumnChanges {
 
   /** Writes a column's metadata row and returns the table holding it. */
   LiteTable describe(LiteTable t, String column, ColumnSpec spec, BackfillId backfill) throws SQLException {
-    LiteTypes.Storage storage = LiteTypes.storage(spec);
+    ReplicaStorage storage = ReplicaStorage.of(spec);
     rows.putColumn(t.name(), column, spec, storage, backfill);
     return t.withColumn(column, storage, backfill != null);
   }

@@ -1,6 +1,6 @@
 package io.pg2lite.replica.schema;
 
-import io.pg2lite.replica.lite.LiteTypes;
+import io.pg2lite.protocol.stored.ReplicaStorage;
 import io.pg2lite.replica.lite.SqlNames;
 import java.util.Collection;
 import java.util.Collections;
@@ -27,13 +27,13 @@ public final class LiteTable {
   private final String name;
   private final String upstreamSchema;
   private final String upstreamName;
-  private final Map<String, LiteTypes.Storage> columns;
+  private final Map<String, ReplicaStorage> columns;
   private final Set<String> hidden;
   private final List<String> rowKey;
   private final boolean copying;
 
   LiteTable(String name, String upstreamSchema, String upstreamName, List<String> rowKey,
-      Map<String, LiteTypes.Storage> columns, Set<String> hidden, boolean copying) {
+      Map<String, ReplicaStorage> columns, Set<String> hidden, boolean copying) {
     this.name = name;
     this.copying = copying;
     this.upstreamSchema = upstreamSchema;
@@ -81,7 +81,7 @@ public final class LiteTable {
   }
 
   /** Every column in table order, with its storage. */
-  public Map<String, LiteTypes.Storage> columns() {
+  public Map<String, ReplicaStorage> columns() {
     return columns;
   }
 
@@ -104,8 +104,8 @@ public final class LiteTable {
   }
 
   /** The storage of {@code column}; refuses a column the table does not have. */
-  public LiteTypes.Storage storage(String column) {
-    LiteTypes.Storage s = columns.get(column);
+  public ReplicaStorage storage(String column) {
+    ReplicaStorage s = columns.get(column);
     if (s == null) {
       throw new IllegalArgumentException("table \"" + name + "\" has no column \"" + column + "\"");
     }
@@ -113,8 +113,8 @@ public final class LiteTable {
   }
 
   /** With {@code column} added at the end (or, if it exists, changed in place), hidden or shown. */
-  LiteTable withColumn(String column, LiteTypes.Storage storage, boolean isHidden) {
-    Map<String, LiteTypes.Storage> cols = new LinkedHashMap<>(columns);
+  LiteTable withColumn(String column, ReplicaStorage storage, boolean isHidden) {
+    Map<String, ReplicaStorage> cols = new LinkedHashMap<>(columns);
     cols.put(column, storage);
     Set<String> h = new LinkedHashSet<>(hidden);
     if (isHidden) {
@@ -127,7 +127,7 @@ public final class LiteTable {
 
   /** With {@code oldName} renamed in place (its position and storage kept; hidden stays hidden). */
   LiteTable withColumnRenamed(String oldName, String newName) {
-    Map<String, LiteTypes.Storage> cols = new LinkedHashMap<>();
+    Map<String, ReplicaStorage> cols = new LinkedHashMap<>();
     columns.forEach((k, v) -> cols.put(k.equals(oldName) ? newName : k, v));
     Set<String> h = new LinkedHashSet<>();
     hidden.forEach(k -> h.add(k.equals(oldName) ? newName : k));
@@ -135,7 +135,7 @@ public final class LiteTable {
   }
 
   LiteTable withoutColumn(String column) {
-    Map<String, LiteTypes.Storage> cols = new LinkedHashMap<>(columns);
+    Map<String, ReplicaStorage> cols = new LinkedHashMap<>(columns);
     cols.remove(column);
     Set<String> h = new LinkedHashSet<>(hidden);
     h.remove(column);

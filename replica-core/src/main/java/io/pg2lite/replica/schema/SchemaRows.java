@@ -4,9 +4,9 @@ import io.pg2lite.protocol.schema.BackfillId;
 import io.pg2lite.protocol.schema.ColumnSpec;
 import io.pg2lite.protocol.schema.QualifiedName;
 import io.pg2lite.protocol.schema.TableMetadata;
+import io.pg2lite.protocol.stored.ReplicaStorage;
 import io.pg2lite.replica.file.MetadataTables;
 import io.pg2lite.replica.lite.Json;
-import io.pg2lite.replica.lite.LiteTypes;
 import io.pg2lite.replica.lite.SqlNames;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -46,7 +46,7 @@ final class SchemaRows {
             rs.getInt(5) != 0));
       }
     }
-    Map<String, Map<String, LiteTypes.Storage>> columns = new HashMap<>();
+    Map<String, Map<String, ReplicaStorage>> columns = new HashMap<>();
     Map<String, Set<String>> hidden = new HashMap<>();
     try (Statement s = c.createStatement();
         ResultSet rs = s.executeQuery("SELECT table_name, column_name, storage, backfill FROM "
@@ -55,7 +55,7 @@ final class SchemaRows {
         String table = rs.getString(1);
         if (heads.containsKey(table)) {
           columns.computeIfAbsent(table, k -> new LinkedHashMap<>())
-              .put(rs.getString(2), LiteTypes.Storage.valueOf(rs.getString(3)));
+              .put(rs.getString(2), ReplicaStorage.valueOf(rs.getString(3)));
           if (rs.getString(4) != null) {
             hidden.computeIfAbsent(table, k -> new LinkedHashSet<>()).add(rs.getString(2));
           }
@@ -107,7 +107,7 @@ final class SchemaRows {
   }
 
   /** Writes (or replaces) a column's row; {@code backfill} non-null while its values are being copied. */
-  void putColumn(String table, String column, ColumnSpec spec, LiteTypes.Storage storage, BackfillId backfill)
+  void putColumn(String table, String column, ColumnSpec spec, ReplicaStorage storage, BackfillId backfill)
       throws SQLException {
     try (PreparedStatement ps = c.prepareStatement("INSERT OR REPLACE INTO " + SqlNames.quote(MetadataTables.COLUMNS)
         + " (table_name, column_name, pos, upstream_type, storage, is_not_null, character_max_length, backfill)"

@@ -2,6 +2,7 @@ package io.pg2lite.replica.schema;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
 import io.pg2lite.protocol.schema.ConstantDefault;
+import io.pg2lite.protocol.stored.StoredForm;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.replica.lite.LiteValues;
 
@@ -13,7 +14,7 @@ import io.pg2lite.replica.lite.LiteValues;
  * <p>Invariant: the default is stored in the form the live stream stores the same value
  * ({@link LiteValues}), so rows that got the default when the column was added read exactly like
  * rows written later: a boolean as 1/0, an array as the JSON text of its elements, a float
- * column's -0 as the text {@value LiteValues#NEGATIVE_ZERO} and NaN and infinities as text, a
+ * column's -0 as the text {@value StoredForm#NEGATIVE_ZERO} and NaN and infinities as text, a
  * float4 constant as the double its float widens to (the value already is that double).
  */
 final class SqliteDefault {
@@ -34,11 +35,11 @@ final class SqliteDefault {
     } else if (v instanceof Value.Int i) {
       return Long.toString(i.value());
     } else if (v instanceof Value.Float f) {
-      return LiteValues.isNegativeZero(f.value()) ? text(LiteValues.NEGATIVE_ZERO) : Double.toString(f.value());
+      return StoredForm.isNegativeZero(f.value()) ? text(StoredForm.NEGATIVE_ZERO) : Double.toString(f.value());
     } else if (v instanceof Value.Text t) {
       return text(t.value());
     } else if (v instanceof Value.Array a) {
-      return text(LiteValues.arrayJson(a));
+      return text(StoredForm.arrayJson(a));
     }
     throw new IllegalStateException("unhandled default value " + v);
   }

@@ -41,7 +41,8 @@ class CopiedTableVisibilityTest {
   private static final Relation BK = new Relation("public", "bk", RowKey.of("id"));
   private static final String COPYING = SqlNames.copying("bk");
   private static final String TABLES_SQL = "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE "
-      + "'sqlite%' AND name NOT IN ('_pg2lite.state', '_pg2lite.tables', '_pg2lite.columns', '_pg2lite.changes') "
+      + "'sqlite%' AND name NOT IN ('_pg2lite.state', '_pg2lite.tables', '_pg2lite.columns', '_pg2lite.changes', "
+      + "'_pg2lite.verify') "
       + "ORDER BY name";
 
   @TempDir

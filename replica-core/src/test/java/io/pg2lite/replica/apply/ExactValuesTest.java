@@ -12,17 +12,17 @@ import io.pg2lite.protocol.schema.Relation;
 import io.pg2lite.protocol.schema.RowKey;
 import io.pg2lite.protocol.schema.TableMetadata;
 import io.pg2lite.protocol.schema.TableSpec;
+import io.pg2lite.protocol.stored.StoredForm;
 import io.pg2lite.protocol.testing.ChangeMessages;
 import io.pg2lite.protocol.value.Row;
 import io.pg2lite.protocol.value.Value;
 import io.pg2lite.protocol.watermark.Watermark;
-import io.pg2lite.replica.lite.LiteValues;
+import io.pg2lite.replica.lite.SqlNames;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.util.LinkedHashMap;
-import io.pg2lite.replica.lite.SqlNames;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
@@ -57,7 +57,7 @@ class ExactValuesTest {
   private static final String QUERY = "SELECT id, typeof(d), d, typeof(r), r, ds FROM f ORDER BY id";
 
   private static final List<List<Object>> EXPECTED = List.of(
-      List.of(1, "text", LiteValues.NEGATIVE_ZERO, "text", LiteValues.NEGATIVE_ZERO, "[-0.0,0.0,\"NaN\"]"),
+      List.of(1, "text", StoredForm.NEGATIVE_ZERO, "text", StoredForm.NEGATIVE_ZERO, "[-0.0,0.0,\"NaN\"]"),
       List.of(2, "real", 0.0, "real", 1.5, "[]"),
       List.of(3, "text", "NaN", "text", "-Infinity", "[1.5]"));
 
@@ -79,7 +79,7 @@ class ExactValuesTest {
       h.feed(m.commit("0/200").entries());
       assertEquals(EXPECTED, h.query(QUERY));
       assertEquals(Double.doubleToRawLongBits(-0.0), Double.doubleToRawLongBits(Double.parseDouble(
-          LiteValues.NEGATIVE_ZERO)), "the stored text reads back as -0.0");
+          StoredForm.NEGATIVE_ZERO)), "the stored text reads back as -0.0");
     }
   }
 
@@ -101,7 +101,7 @@ class ExactValuesTest {
     try (Connection c = DriverManager.getConnection("jdbc:sqlite:" + dir.resolve("plain.db"));
         Statement s = c.createStatement()) {
       s.execute("CREATE TABLE t (x \"float8|REAL\")");
-      s.execute("INSERT INTO t VALUES (-0.0), ('-0'), ('-0.0'), ('" + LiteValues.NEGATIVE_ZERO + "')");
+      s.execute("INSERT INTO t VALUES (-0.0), ('-0'), ('-0.0'), ('" + StoredForm.NEGATIVE_ZERO + "')");
       try (java.sql.ResultSet rs = s.executeQuery("SELECT typeof(x), x FROM t")) {
         for (int i = 0; i < 3; i++) {
           rs.next();

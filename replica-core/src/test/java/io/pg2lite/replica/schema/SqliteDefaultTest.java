@@ -6,7 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.pg2lite.protocol.schema.ColumnSpec;
-import io.pg2lite.replica.lite.LiteValues;
+import io.pg2lite.protocol.stored.StoredForm;
 import org.junit.jupiter.api.Test;
 
 /** The SQL a constant default becomes; which defaults are constants is ConstantDefault's rule. */
@@ -21,7 +21,7 @@ class SqliteDefaultTest {
     assertEquals("-1", sql("int8", "(-1)::bigint"));
     assertEquals("'it''s'", sql("varchar", "'it''s'::character varying"));
     assertEquals("'1.50'", sql("numeric", "1.50"));
-    assertEquals("'" + LiteValues.NEGATIVE_ZERO + "'", sql("float8", "'-0'::double precision"));
+    assertEquals("'" + StoredForm.NEGATIVE_ZERO + "'", sql("float8", "'-0'::double precision"));
     assertEquals("'NaN'", sql("float4", "'NaN'"));
     assertEquals(Double.toString((double) 0.1f), sql("float4", "0.1"));
     assertEquals("'[\"a\",\"b c\",null]'", sql("text[]", "'{a,\"b c\",NULL}'::text[]"));

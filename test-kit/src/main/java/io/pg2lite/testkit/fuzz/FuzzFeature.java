@@ -108,7 +108,16 @@ public enum FuzzFeature {
    * snapshot mid-workload. Each follower's replica is compared with Postgres like the sink's. The
    * generator never reads this one, so seeds keep their workloads.
    */
-  FOLLOWERS;
+  FOLLOWERS,
+  /**
+   * verification requests (issue 29) at three points of the workload drawn from the seed, inside
+   * transactions or between them: {@code pg2lite.verify} messages (the function's message, so it
+   * works without the catalog objects too). Every table answered must match, or be not comparable
+   * for a reason that is no failure (a copy, a truncate, a schema change in the window): a second
+   * oracle beside the cell-by-cell compare. The generator never reads this one
+   * ({@link Workload#withVerifications}), so seeds keep their workloads.
+   */
+  VERIFY;
 
   /** Every feature: what {@code mvn verify} runs. */
   public static Set<FuzzFeature> all() {

@@ -72,6 +72,36 @@ public record Workload(long seed, Set<FuzzFeature> features, String publication,
     return new Workload(seed, features, publication, marker, setup, List.copyOf(with));
   }
 
+  /** How many verification requests {@link #withVerifications} adds. */
+  public static final int VERIFICATIONS = 3;
+
+  /** The id of the {@code k}-th verification request of this workload. */
+  public String verificationId(int k) {
+    return "fuzz-" + seed + "-" + k;
+  }
+
+  /**
+   * The workload with {@link #VERIFICATIONS} verification requests of every published table at
+   * points drawn from the seed (with {@link FuzzFeature#VERIFY}): on session 0, inside whatever it
+   * has open (a request in a transaction that rolls back never arrives) or between transactions.
+   */
+  public Workload withVerifications() {
+    if (!features.contains(FuzzFeature.VERIFY) || actions.isEmpty()) {
+      return this;
+    }
+    java.util.Random random = new java.util.Random(seed * 7919 + 29);
+    java.util.TreeMap<Integer, Integer> at = new java.util.TreeMap<>();
+    for (int k = 0; k < VERIFICATIONS; k++) {
+      at.put(actions.size() / 8 + random.nextInt(Math.max(1, actions.size() * 3 / 4)), k);
+    }
+    List<Action> with = new java.util.ArrayList<>(actions);
+    for (var e : at.descendingMap().entrySet()) {
+      with.add(Math.min(e.getKey(), with.size()), new Action.Sql(0, "SELECT pg_logical_emit_message(true, "
+          + "'pg2lite.verify', '{\"id\":\"" + verificationId(e.getValue()) + "\"}')"));
+    }
+    return new Workload(seed, features, publication, marker, setup, List.copyOf(with));
+  }
+
   /**
    * The actions cut where no transaction is open on either session: each part a transaction (or
    * two interleaved ones), a statement in autocommit or a pause. A caller may run the parts with

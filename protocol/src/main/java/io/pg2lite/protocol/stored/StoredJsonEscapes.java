@@ -1,4 +1,4 @@
-package io.pg2lite.replica.lite;
+package io.pg2lite.protocol.stored;
 
 import com.fasterxml.jackson.core.SerializableString;
 import com.fasterxml.jackson.core.io.CharacterEscapes;

@@ -1,4 +1,4 @@
-package io.pg2lite.replica.lite;
+package io.pg2lite.protocol.stored;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -60,8 +60,8 @@ class ArrayJsonTest {
         new Value.Text("q\"b\\s/ é € \uD83D\uDE00 \u007f \u2028"), new Value.Float(-0.0), new Value.Float(1e300),
         new Value.Int(Long.MIN_VALUE), new Value.Bool(false), new Value.Null(),
         new Value.Array(List.of(new Value.Array(List.of())))));
-    assertEquals(storedForm(a), LiteValues.arrayJson(a));
-    assertEquals("[\"\\u0009\\u000a\\u001f\",\"\uD83D\uDE00\"]", LiteValues.arrayJson(new Value.Array(List.of(
+    assertEquals(storedForm(a), StoredForm.arrayJson(a));
+    assertEquals("[\"\\u0009\\u000a\\u001f\",\"\uD83D\uDE00\"]", StoredForm.arrayJson(new Value.Array(List.of(
         new Value.Text("\t\n\u001f"), new Value.Text("\uD83D\uDE00")))), "lower-case \\u escapes, no short ones");
   }
 
@@ -70,7 +70,7 @@ class ArrayJsonTest {
     Random r = new Random(12);
     for (int i = 0; i < 20_000; i++) {
       Value.Array a = randomArray(r, 0);
-      assertEquals(storedForm(a), LiteValues.arrayJson(a));
+      assertEquals(storedForm(a), StoredForm.arrayJson(a));
     }
   }
 
