@@ -9,6 +9,11 @@ import io.pg2lite.protocol.stored.ReplicaStorage;
  * affinity from the declared name ("INT" → INTEGER, "CHAR"/"TEXT" → TEXT, "REAL"/"FLOA"/"DOUB" →
  * REAL, else NUMERIC); NUMERIC affinity would turn the exact decimal text "1.10" into the real
  * 1.1, and jsonb text "1" into the integer 1. So every type stored as text gets "|TEXT".
+ * Except one whose name contains "int" (interval, point, int2vector, an enum named
+ * "print_state"): SQLite looks for "INT" before anything else, anywhere in the declared type, so
+ * "print_state|TEXT" would still have INTEGER affinity and store the label '1' as the integer 1.
+ * Such a column is declared plain "TEXT" (its Postgres type is in {@code _pg2lite.columns}).
+ * Arrays keep their name: their JSON text never reads as a number.
  * Each storage's values are {@link ReplicaStorage}'s; the mapping table is in docs/type-mapping.md.
  */
 public final class LiteTypes {
@@ -25,7 +30,9 @@ public final class LiteTypes {
       case BLOB:
         return spec.dataType() + "|BLOB";
       default:
-        return spec.dataType() + "|TEXT";
+        String name = spec.dataType();
+        boolean integerAffinity = name.toUpperCase(java.util.Locale.ROOT).contains("INT") && !name.endsWith("[]");
+        return integerAffinity ? "TEXT" : name + "|TEXT";
     }
   }
 }
