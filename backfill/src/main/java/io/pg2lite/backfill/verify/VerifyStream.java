@@ -53,6 +53,9 @@ public final class VerifyStream implements AutoCloseable {
   static final int SYNC_KEYS = 500;
   /** Touched keys past which a table is too busy to compare (the keys are held in memory). */
   static final int MAX_TOUCHED_KEYS = 1_000_000;
+  /** Reads of a table a transient fault may cut before it is answered "could not read". */
+  static final int MAX_ATTEMPTS = 3;
+  static final long RETRY_DELAY_MS = 1_000;
 
   private final VerifySource source;
   private final Function<QualifiedName, VerifyTable> tables;
@@ -184,6 +187,14 @@ public final class VerifyStream implements AutoCloseable {
     if (run == null && !start()) {
       return List.of();
     }
+    if (run.retryAt > 0) {
+      if (now < run.retryAt) {
+        return List.of();
+      }
+      TableRun failed = run;
+      failed.close();
+      run = new TableRun(failed.request, failed.name, lastCommit, failed.attempt + 1); // since: this boundary
+    }
     Verify done = run.advance();
     if (done == null) {
       return List.of();
@@ -210,7 +221,7 @@ public final class VerifyStream implements AutoCloseable {
         LOG.info("Verification {} written for every table it names", head.id());
         continue;
       }
-      run = new TableRun(head, head.tables().get(0), lastCommit);
+      run = new TableRun(head, head.tables().get(0), lastCommit, 1);
       return true;
     }
     return false;
@@ -256,10 +267,16 @@ public final class VerifyStream implements AutoCloseable {
     long pacedFrom;
     long pacedRows;
 
-    TableRun(VerifyRequest request, QualifiedName name, Watermark since) {
+    /** Which attempt at the table this is (a transient fault reads it again, from a new snapshot). */
+    final int attempt;
+    /** When a failed attempt is to be followed by the next; 0 while none is due. */
+    long retryAt;
+
+    TableRun(VerifyRequest request, QualifiedName name, Watermark since, int attempt) {
       this.request = request;
       this.name = name;
       this.since = since;
+      this.attempt = attempt;
       this.table = tables.apply(name);
       if (table == null) {
         reason = "the table is not published";
@@ -395,8 +412,20 @@ public final class VerifyStream implements AutoCloseable {
           finished.join();
         } catch (java.util.concurrent.CompletionException | java.util.concurrent.CancellationException e) {
           Throwable cause = e.getCause() == null ? e : e.getCause();
-          LOG.warn("Verification {} of {} could not read the table: {}", request.id(), name, cause.toString());
-          reason = reason != null ? reason : "the source could not read it: " + cause.getMessage();
+          if (reason == null && cause instanceof io.pg2lite.backfill.state.SchemaIncompatibilityException) {
+            // The snapshot holds another table than the change log has described so far (a DDL the
+            // stream has not carried yet): a schema change in the window, as any other.
+            reason = "the table's schema changed while it was verified (" + cause.getMessage() + ")";
+          } else if (reason == null && io.pg2lite.backfill.state.CopyFailures.retriable(cause)
+              && attempt < MAX_ATTEMPTS) {
+            LOG.info("Verification {} of {} will read the table again from a new snapshot (attempt {} of {}): {}",
+                request.id(), name, attempt + 1, MAX_ATTEMPTS, cause.toString());
+            retryAt = clockMillis.getAsLong() + RETRY_DELAY_MS;
+            return null;
+          } else {
+            LOG.warn("Verification {} of {} could not read the table: {}", request.id(), name, cause.toString());
+            reason = reason != null ? reason : "the source could not read it: " + cause.getMessage();
+          }
         }
       }
       if (reason == null && beingCopied.test(name)) {

@@ -175,6 +175,45 @@ class VerifyStreamTest {
     assertEquals(Verify.Result.COMPARED, verifyOf(next(every)).result());
   }
 
+  @Test
+  void aTableChangedUnderTheSnapshotIsNotComparableAndATransientFaultReadsItAgain() {
+    int[] opens = {0};
+    VerifySource failing = table -> {
+      opens[0]++;
+      throw new io.pg2lite.backfill.state.SchemaIncompatibilityException("table public.t in the snapshot has no "
+          + "primary key or replica identity over [id]: its row key changed");
+    };
+    VerifyStream s = new VerifyStream(failing, q -> TABLE, () -> List.of(T), q -> false, Watermark.of(commit), null,
+        () -> now).readOn(worker::add);
+    s.request(new VerifyRequest("r1", List.of(T), null));
+    next(s);
+    runWorker();
+    Verify v = verifyOf(next(s));
+    assertTrue(v.reason().startsWith("the table's schema changed while it was verified"), v.reason());
+    assertEquals(1, opens[0], "not read again: the change log will describe the new shape");
+
+    VerifySource flaky = table -> {
+      if (opens[0]++ < 2) {
+        throw new java.sql.SQLException("the connection was closed", "08006");
+      }
+      return source.open(table);
+    };
+    VerifyStream again = new VerifyStream(flaky, q -> TABLE, () -> List.of(T), q -> false, Watermark.of(commit), null,
+        () -> now).readOn(worker::add);
+    again.request(new VerifyRequest("r2", List.of(T), null));
+    next(again);
+    runWorker();
+    assertTrue(next(again).isEmpty(), "a transient fault: read again later");
+    tx(again, new DataChange.Insert(R, Row.of("id", Value.of(200L), "v", Value.of("x"))));
+    now += VerifyStream.RETRY_DELAY_MS;
+    assertTrue(next(again).isEmpty(), "the second attempt, from a new snapshot, reading");
+    runWorker();
+    Verify answered = verifyOf(next(again));
+    assertEquals(Verify.Result.COMPARED, answered.result());
+    assertEquals(Watermark.of(commit), answered.since(), "since: the boundary the new attempt started at");
+    assertEquals(3, opens[0]);
+  }
+
   private String notComparable(Message change) {
     VerifyStream s = stream(null);
     s.request(new VerifyRequest("r1", List.of(T), null));
