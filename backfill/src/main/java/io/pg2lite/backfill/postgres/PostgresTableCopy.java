@@ -60,6 +60,16 @@ final class PostgresTableCopy implements TableCopy {
    */
   static PostgresTableCopy open(SharedSnapshot shared, BackfillRequest request, String filter, int fetchRows)
       throws SQLException {
+    return open(shared, request, filter, fetchRows, null);
+  }
+
+  /**
+   * As {@link #open(SharedSnapshot, BackfillRequest, String, int)}, with the rows the caller
+   * already counted in the same snapshot under the same filter ({@code knownTotal}; null: count
+   * them here): a count is a scan of the table.
+   */
+  static PostgresTableCopy open(SharedSnapshot shared, BackfillRequest request, String filter, int fetchRows,
+      Long knownTotal) throws SQLException {
     Connection c = shared.connection();
     Watermark snapshot = shared.watermark();
     Map<String, ColumnType> types = SnapshotSchema.validate(c, request);
@@ -75,9 +85,13 @@ final class PostgresTableCopy implements TableCopy {
       from += " WHERE " + filter;
     }
     long total;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*)" + from)) {
-      rs.next();
-      total = rs.getLong(1);
+    if (knownTotal != null) {
+      total = knownTotal;
+    } else {
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*)" + from)) {
+        rs.next();
+        total = rs.getLong(1);
+      }
     }
     List<ColumnReader> readers = new ArrayList<>();
     StringBuilder sql = new StringBuilder("SELECT ");

@@ -75,11 +75,11 @@ final class PostgresTableSnapshot implements TableSnapshot {
   @Override
   public TableDigests scan(Verify.KeyRange range, LongConsumer paced) throws SQLException {
     String condition = condition(range);
-    Buckets buckets = buckets(condition);
-    try (PostgresTableCopy copy = PostgresTableCopy.open(snapshot, request, condition, fetchRows)) {
+    Counted counted = count(condition);
+    try (PostgresTableCopy copy = PostgresTableCopy.open(snapshot, request, condition, fetchRows, counted.rows)) {
       layout = new ArrayList<>(copy.relation().rowKey().columns());
       layout.addAll(copy.columns());
-      TableDigests digests = new TableDigests(table, layout, buckets);
+      TableDigests digests = new TableDigests(table, layout, counted.buckets);
       while (true) {
         List<List<Value>> rows = copy.next(SCAN_BATCH, Long.MAX_VALUE);
         if (rows.isEmpty()) {
@@ -92,10 +92,13 @@ final class PostgresTableSnapshot implements TableSnapshot {
   }
 
   /**
-   * Ranges of the key's values when it is one integer column (readable: "id 40,961 to 45,056"),
+   * The rows to read (one count, which the copy's reader takes as its total), and their buckets:
+   * ranges of the key's values when it is one integer column (readable: "id 40,961 to 45,056"),
    * else the key's hash; about {@link Buckets#ROWS_PER_BUCKET} rows each.
    */
-  private Buckets buckets(String condition) throws SQLException {
+  private record Counted(long rows, Buckets buckets) {}
+
+  private Counted count(String condition) throws SQLException {
     boolean ranged = table.hasIntegerKey();
     String k = ranged ? PostgresTableCopy.quote(table.key().get(0)) : null;
     String sql = "SELECT count(*)" + (ranged ? ", min(" + k + "), max(" + k + ")" : "") + from()
@@ -105,9 +108,9 @@ final class PostgresTableSnapshot implements TableSnapshot {
       long rows = rs.getLong(1);
       int count = Buckets.countFor(rows);
       if (ranged && rows > 0) {
-        return new Buckets.Ranges(rs.getLong(2), rs.getLong(3), count);
+        return new Counted(rows, new Buckets.Ranges(rs.getLong(2), rs.getLong(3), count));
       }
-      return new Buckets.Hashed(count);
+      return new Counted(rows, new Buckets.Hashed(count));
     }
   }
 

@@ -20,9 +20,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -36,50 +34,6 @@ class BackfillIT {
   private static final Duration LONG = Duration.ofMinutes(6);
   /** Rows of the large table (1M as the issue asks; smaller with -Dpg2lite.it.backfillRows for a quick loop). */
   private static final int BIG_ROWS = Integer.getInteger("pg2lite.it.backfillRows", 1_000_000);
-
-  /** Random updates, deletes and inserts on {@code table} (id, v, n) in small transactions until stopped. */
-  private static final class Writer implements AutoCloseable {
-    private final AtomicBoolean stop = new AtomicBoolean();
-    private final AtomicLong transactions = new AtomicLong();
-    private final Thread thread;
-    private volatile Exception failure;
-
-    Writer(Pipeline p, String table, int maxId, long pauseMillis) {
-      thread = new Thread(() -> {
-        Random random = new Random(maxId);
-        int nextId = maxId + 1;
-        try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
-          c.setAutoCommit(false);
-          while (!stop.get()) {
-            for (int o = 0; o < 3; o++) {
-              int id = 1 + random.nextInt(maxId);
-              switch (random.nextInt(3)) {
-                case 0 -> s.execute("UPDATE " + table + " SET n = n + 1, v = 'u" + random.nextInt(1000)
-                    + "' WHERE id = " + id);
-                case 1 -> s.execute("DELETE FROM " + table + " WHERE id = " + id);
-                default -> s.execute("INSERT INTO " + table + " (id, v, n) VALUES (" + nextId++ + ", 'new', 0)");
-              }
-            }
-            c.commit();
-            transactions.incrementAndGet();
-            Thread.sleep(pauseMillis);
-          }
-        } catch (Exception e) {
-          failure = e;
-        }
-      }, "writer-" + table);
-      thread.start();
-    }
-
-    @Override
-    public void close() throws Exception {
-      stop.set(true);
-      thread.join();
-      if (failure != null) {
-        throw failure;
-      }
-    }
-  }
 
   /**
    * A reader of the replica, looking every few milliseconds in one read transaction per look: a
@@ -168,7 +122,7 @@ class BackfillIT {
       Path replica = p.files.newFile("big");
       p.startSink("a", replica);
       p.awaitBackfilled(replica, "live", Pipeline.WAIT);
-      try (Writer w = new Writer(p, "big", BIG_ROWS, 20); Writer live = new Writer(p, "live", 100, 50)) {
+      try (RowChurn w = new RowChurn(p, "big", BIG_ROWS, 20); RowChurn live = new RowChurn(p, "live", 100, 50)) {
         p.db.execute("ALTER PUBLICATION bf_big_pub ADD TABLE big");
         p.awaitBackfilled(replica, "big", LONG);
         assertTrue(w.transactions.get() > 0, "writes went on during the copy");
@@ -186,8 +140,8 @@ class BackfillIT {
       p.db.execute("CREATE TABLE \"c d\" (id int PRIMARY KEY, v text, n int)",
           "CREATE PUBLICATION bf_initial_pub FOR TABLE a, b, \"c d\"");
       Path replica = p.files.newFile("initial");
-      try (Writer wa = new Writer(p, "a", 50_000, 10); Writer wb = new Writer(p, "b", 5_000, 10);
-          Writer wc = new Writer(p, "\"c d\"", 10, 10); VisibilityWatch watch = new VisibilityWatch(replica)) {
+      try (RowChurn wa = new RowChurn(p, "a", 50_000, 10); RowChurn wb = new RowChurn(p, "b", 5_000, 10);
+          RowChurn wc = new RowChurn(p, "\"c d\"", 10, 10); VisibilityWatch watch = new VisibilityWatch(replica)) {
         p.startSource();
         p.startSink("a", replica);
         for (String t : List.of("a", "b", "c d")) {
@@ -338,7 +292,7 @@ class BackfillIT {
       String source = p.name + "-source";
       String table = "s1";
       createFilled(p, table, 20_000);
-      try (Writer w = new Writer(p, table, 20_000, 20)) {
+      try (RowChurn w = new RowChurn(p, table, 20_000, 20)) {
         try (TestHolds.Hold hold = TestHolds.holdAfter(TestHolds.COPY, new QualifiedName("public", table).toString(), 1_000)) {
           p.db.execute("ALTER PUBLICATION bf_restart_pub ADD TABLE " + table);
           // The copy has begun once a backfill record of it is in the log. (Rows in the table's

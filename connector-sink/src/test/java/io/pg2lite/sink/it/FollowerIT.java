@@ -253,7 +253,8 @@ class FollowerIT {
     }
   }
 
-  private static Map<String, String> settings(TestStack stack, Pipeline p, Path replica, Map<String, String> extra) {
+  /** A follower's settings for the pipeline's topic and {@code replica}, with {@code extra}. */
+  static Map<String, String> settings(TestStack stack, Pipeline p, Path replica, Map<String, String> extra) {
     Map<String, String> s = new HashMap<>();
     s.put("topic", p.topic);
     s.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());

@@ -16,9 +16,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 
@@ -42,50 +39,11 @@ class VerifyIT {
       + " END, g * interval '1 second', jsonb_build_object('g', g, 'x', ARRAY[g]), ARRAY[g, NULL, -g],"
       + " md5(g::text)::uuid, g FROM generate_series(1, 12000) g";
 
-  /** Small transactions on {@code table} (id, v) until closed: inserts, updates and deletes of ids up to {@code maxId}. */
-  private static final class Writer implements AutoCloseable {
-    private final AtomicBoolean stop = new AtomicBoolean();
-    final AtomicLong transactions = new AtomicLong();
-    private final Thread thread;
-    private volatile Exception failure;
-
-    Writer(Pipeline p, String table, int minId, int maxId) {
-      thread = new Thread(() -> {
-        Random random = new Random(maxId);
-        try (Connection c = p.db.connect(); Statement s = c.createStatement()) {
-          while (!stop.get()) {
-            int id = minId + random.nextInt(maxId - minId + 1);
-            switch (random.nextInt(3)) {
-              case 0 -> s.execute("UPDATE " + table + " SET v = 'u" + random.nextInt(1000) + "' WHERE id = " + id);
-              case 1 -> s.execute("DELETE FROM " + table + " WHERE id = " + id);
-              default -> s.execute("INSERT INTO " + table + " (id, v) VALUES (" + id + ", 'new') ON CONFLICT (id) DO "
-                  + "UPDATE SET v = 'again'");
-            }
-            transactions.incrementAndGet();
-            Thread.sleep(5);
-          }
-        } catch (Exception e) {
-          failure = e;
-        }
-      }, "writer-" + table);
-      thread.start();
-    }
-
-    @Override
-    public void close() throws Exception {
-      stop.set(true);
-      thread.join();
-      if (failure != null) {
-        throw failure;
-      }
-    }
-  }
-
   @Test
   void replicasEqualToPostgresMatchAndOneChangedByHandIsNamedThenResynced(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "vf_main")) {
-      p.db.execute(WIDE, WIDE_ROWS, "CREATE TABLE busy (id int PRIMARY KEY, v text)",
-          "INSERT INTO busy SELECT g, 'b' || g FROM generate_series(1, 30000) g",
+      p.db.execute(WIDE, WIDE_ROWS, "CREATE TABLE busy (id int PRIMARY KEY, v text, n int)",
+          "INSERT INTO busy SELECT g, 'b' || g, 0 FROM generate_series(1, 30000) g",
           "CREATE TABLE tk (k text, d date, v text, PRIMARY KEY (k, d))",
           "INSERT INTO tk SELECT 'k' || (g % 50), DATE '2026-01-01' + g / 50, 'v' || g FROM generate_series(1, 9000) g",
           "CREATE PUBLICATION vf_main_pub FOR TABLE wide, busy, tk");
@@ -96,7 +54,7 @@ class VerifyIT {
         p.awaitBackfilled(replica, t, LONG);
       }
       String all;
-      try (Writer w = new Writer(p, "busy", 1, 30000)) {
+      try (RowChurn w = new RowChurn(p, "busy", 30000, 5)) {
         Thread.sleep(500);
         all = request(p, "SELECT pg2lite.verify()");
         Map<String, List<String>> results = awaitAnswered(replica, all, 3);
@@ -188,20 +146,15 @@ class VerifyIT {
   @Test
   void twoSinksAndAFollowerAnswerTheSameRequest(TestStack stack) throws Exception {
     try (Pipeline p = new Pipeline(stack, "vf_fan")) {
-      p.db.execute("CREATE TABLE t (id int PRIMARY KEY, v text)",
-          "INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 20000) g", "CREATE PUBLICATION vf_fan_pub FOR TABLE t");
+      p.db.execute("CREATE TABLE t (id int PRIMARY KEY, v text, n int)",
+          "INSERT INTO t SELECT g, 'v' || g, 0 FROM generate_series(1, 20000) g", "CREATE PUBLICATION vf_fan_pub FOR TABLE t");
       p.startSource();
       Path a = p.files.newFile("a");
       Path b = p.files.newFile("b");
       Path f = p.files.newFile("follower");
       p.startSink("a", a);
       p.startSink("b", b);
-      Map<String, String> settings = new HashMap<>();
-      settings.put("topic", p.topic);
-      settings.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-      settings.put("replica.path", f.toString());
-      settings.put("offset.commit.interval.ms", "500");
-      try (Follower follower = Follower.start(settings); Writer w = new Writer(p, "t", 1, 20000)) {
+      try (Follower follower = Follower.start(FollowerIT.settings(stack, p, f, Map.of())); RowChurn w = new RowChurn(p, "t", 20000, 5)) {
         for (Path replica : List.of(a, b, f)) {
           p.awaitBackfilled(replica, "t", LONG);
         }
@@ -226,12 +179,8 @@ class VerifyIT {
       Path replica = p.files.newFile("fail");
       Path followed = p.files.newFile("fail-follower");
       String sink = p.startSink("a", replica, Map.of("verify.mismatch", "fail"));
-      Map<String, String> settings = new HashMap<>();
-      settings.put("topic", p.topic);
-      settings.put("kafka.bootstrap.servers", stack.kafka().bootstrapServers());
-      settings.put("replica.path", followed.toString());
-      settings.put("verify.mismatch", "fail");
-      try (Follower follower = Follower.start(settings)) {
+      try (Follower follower = Follower.start(FollowerIT.settings(stack, p, followed,
+          Map.of("verify.mismatch", "fail")))) {
         for (Path r : List.of(replica, followed)) {
           p.awaitBackfilled(r, "t", LONG);
         }
